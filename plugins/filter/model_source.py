@@ -1,0 +1,50 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""Filters that build and parse model source references; docs in the <filter>.yml files beside this one."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ai_platform.serving.plugins.module_utils import model_source as src
+from ansible_collections.ai_platform.serving.plugins.module_utils.naming import slug_problem
+
+
+def _wrap(name, function, *args):
+    try:
+        return function(*args)
+    except ValueError as exc:
+        raise AnsibleFilterError("%s: %r: %s" % (name, args[-1], exc))
+
+
+def pvc_hf_uri(slug, model_uri):
+    why = slug_problem(slug)
+    if why:
+        raise AnsibleFilterError("pvc_hf_uri: slug %r: %s" % (slug, why))
+    return _wrap("pvc_hf_uri", src.pvc_hf_uri, slug, model_uri)
+
+
+def parse_pvc_uri(uri):
+    return _wrap("parse_pvc_uri", src.parse_pvc_uri, uri)
+
+
+def parse_oci_reference(reference):
+    return _wrap("parse_oci_reference", src.parse_oci_reference, reference)
+
+
+def quantity_bytes(quantity):
+    return _wrap("quantity_bytes", src.parse_quantity, quantity)
+
+
+class FilterModule(object):
+    def filters(self):
+        return {
+            "pvc_hf_uri": pvc_hf_uri,
+            "parse_pvc_uri": parse_pvc_uri,
+            "parse_oci_reference": parse_oci_reference,
+            "quantity_bytes": quantity_bytes,
+        }

@@ -1,0 +1,160 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The one place where per-model names are derived from a slug.
+
+Every role, filter and module of the collection takes names from here (through
+the model plan or the name filters); none builds a name on its own.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+SLUG_MAX = 47
+DNS_LABEL_MAX = 63
+DNS_SUBDOMAIN_MAX = 253
+HELM_RELEASE_MAX = 53
+
+SLUG_RE = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
+DNS_LABEL_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+DNS_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+GAIE_PREFIX = "gaie-"
+MS_PREFIX = "ms-"
+HARBOR_PULL_SECRET = "harbor-creds"
+GATEWAY_SUFFIX = "-inference-gateway"
+
+# name key -> (what it names, Kubernetes limit, why that limit applies)
+NAME_LIMITS = {
+    "namespace": ("Namespace", DNS_LABEL_MAX, "a namespace name is a DNS label"),
+    "infra_release": ("llm-d-infra Helm release", HELM_RELEASE_MAX, "Helm release names are at most 53 characters"),
+    "gaie_release": ("GAIE Helm release", HELM_RELEASE_MAX, "Helm release names are at most 53 characters"),
+    "ms_release": ("ModelService Helm release", HELM_RELEASE_MAX, "Helm release names are at most 53 characters"),
+    "gateway": ("Gateway", DNS_LABEL_MAX, "llm-d-infra truncates the Gateway name to 63 characters, so the HTTPRoute would miss it"),
+    "httproute": ("HTTPRoute", DNS_SUBDOMAIN_MAX, "object names are DNS subdomains"),
+    "pvc": ("PersistentVolumeClaim", DNS_SUBDOMAIN_MAX, "object names are DNS subdomains"),
+    "pv": ("PersistentVolume", DNS_SUBDOMAIN_MAX, "object names are DNS subdomains"),
+    "pull_job": ("pull Job", DNS_LABEL_MAX, "the Job name becomes the job-name label of its pods, a label value of at most 63"),
+    "embeddings_service": ("embeddings Service", DNS_LABEL_MAX, "a Service name is a DNS label"),
+    "gateway_service": ("ExternalName Service", DNS_LABEL_MAX, "a Service name is a DNS label"),
+    "gateway_defaults": ("gateway defaults ConfigMap", DNS_SUBDOMAIN_MAX, "object names are DNS subdomains"),
+}
+
+
+def slug_problem(slug):
+    """Return why ``slug`` is not a valid model slug, or None when it is."""
+    if not isinstance(slug, str) or not slug:
+        return "the slug is empty"
+    if len(slug) > SLUG_MAX:
+        return "the slug has %d characters, at most %d are allowed" % (len(slug), SLUG_MAX)
+    if not SLUG_RE.match(slug):
+        return ("the slug may hold only lowercase letters, digits and '-', "
+                "and must start and end with a letter or digit")
+    return None
+
+
+def slug_from_folders(folder_names):
+    """Find the slug from the sub-folder names of one model folder, as the seed scans them.
+
+    Exactly one ``gaie-<slug>`` and one ``ms-<slug>`` folder, with the same slug.
+    Returns ``(slug, problems)``; ``slug`` is None when ``problems`` is not empty.
+    Folders with other names are ignored.
+    """
+    gaie = sorted(n[len(GAIE_PREFIX):] for n in folder_names if n.startswith(GAIE_PREFIX))
+    ms = sorted(n[len(MS_PREFIX):] for n in folder_names if n.startswith(MS_PREFIX))
+    problems = []
+    for prefix, found in ((GAIE_PREFIX, gaie), (MS_PREFIX, ms)):
+        if not found:
+            problems.append("no %s<slug>/ folder" % prefix)
+        elif len(found) > 1:
+            problems.append("%d %s<slug>/ folders (%s), exactly one is allowed"
+                            % (len(found), prefix, ", ".join(prefix + s + "/" for s in found)))
+    if problems:
+        return None, problems
+    if gaie[0] != ms[0]:
+        return None, ["%s%s/ and %s%s/ carry different slugs, they must be the same"
+                      % (GAIE_PREFIX, gaie[0], MS_PREFIX, ms[0])]
+    return gaie[0], []
+
+
+def model_namespace(slug, override=None):
+    return override or "llm-d-%s" % slug
+
+
+def infra_release_name(slug, override=None):
+    return override or "infra-%s" % slug
+
+
+def gaie_release_name(slug):
+    return "%s%s" % (GAIE_PREFIX, slug)
+
+
+def ms_release_name(slug):
+    return "%s%s" % (MS_PREFIX, slug)
+
+
+def gateway_name(slug, infra_release=None):
+    """llm-d-infra names its Gateway ``<release>-inference-gateway``."""
+    return infra_release_name(slug, infra_release) + GATEWAY_SUFFIX
+
+
+def httproute_name(slug):
+    return "llm-d-%s" % slug
+
+
+def model_pvc_name(slug):
+    return "%s-model" % slug
+
+
+def model_pv_name(slug):
+    return "%s-model-pv" % slug
+
+
+def pull_job_name(slug):
+    return "%s-model-pull" % slug
+
+
+def embeddings_service_name(slug):
+    return "%s%s-embeddings" % (MS_PREFIX, slug)
+
+
+def gateway_service_name(slug):
+    return "llmd-gateway-%s" % slug
+
+
+def gateway_defaults_name(slug):
+    return "gateway-defaults-%s" % slug
+
+
+def resource_names(slug, namespace=None, release_name=None):
+    """Every per-model name, keyed as in NAME_LIMITS."""
+    return {
+        "namespace": model_namespace(slug, namespace),
+        "infra_release": infra_release_name(slug, release_name),
+        "gaie_release": gaie_release_name(slug),
+        "ms_release": ms_release_name(slug),
+        "gateway": gateway_name(slug, release_name),
+        "httproute": httproute_name(slug),
+        "pvc": model_pvc_name(slug),
+        "pv": model_pv_name(slug),
+        "pull_job": pull_job_name(slug),
+        "embeddings_service": embeddings_service_name(slug),
+        "gateway_service": gateway_service_name(slug),
+        "gateway_defaults": gateway_defaults_name(slug),
+    }
+
+
+def name_limit_problems(names, keys=None):
+    """Return ``(key, message)`` for every name in ``names`` over its Kubernetes limit."""
+    problems = []
+    for key in keys or sorted(names):
+        name = names[key]
+        what, limit, why = NAME_LIMITS[key]
+        if len(name) > limit:
+            problems.append((key, "%s name '%s' has %d characters, over the limit of %d: %s"
+                             % (what, name, len(name), limit, why)))
+    return problems

@@ -1,0 +1,478 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The model plan: validated inputs in, one fully resolved record per enabled model out.
+
+``build_plan(settings)`` checks everything first and collects every problem
+(model, field, value, what is wrong, how to fix it) instead of stopping at the
+first. Roles apply the records; none derives a name or a path on its own.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+import posixpath
+
+from ansible_collections.ai_platform.serving.plugins.module_utils import model_source as src
+from ansible_collections.ai_platform.serving.plugins.module_utils import naming
+
+CATEGORIES = ("generative", "embedder")
+PROVIDERS = ("cloud", "on-prem")
+ON_PREM_REQUIRED = ("kubeconfig", "harbor_hostname", "harbor_user", "harbor_token")
+SECRET_SETTINGS = ("harbor_token",)
+MODEL_FIELDS = ("name", "enabled", "nodeSelector", "nameSpace", "releaseName", "modelSource")
+SOURCE_FIELDS = ("harborRef", "modelUri", "storageSize", "storageClass", "hostpathNode", "hostpathDir")
+TOLERATION_OPERATORS = ("Equal", "Exists")
+TOLERATION_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
+DEFAULT_HOSTPATH_ROOT = "/var/lib/hostpath/models"
+DEFAULT_ORAS_VERSION = "v1.3.1"
+CLOUD_ORAS_REPOSITORY = "ghcr.io/oras-project/oras"
+AIRGAP_ORAS_REPOSITORY = "%s/images-infra/oras-project/oras"
+MODEL_CACHE_MOUNT = "/model-cache"
+PULL_MARKER = "/model-cache/.pulled"
+
+STORAGE_HARBOR = "harbor"
+STORAGE_CLAIM = "claim"
+STORAGE_NONE = "none"
+
+VARIABLE_PREFIX = "aips_"
+CLUSTER = "cluster"
+
+
+class Problem(object):
+    """One validation finding. ``severity`` is ``error`` or ``warning``."""
+
+    def __init__(self, model, field, value, problem, fix, severity="error"):
+        self.model = model
+        self.field = field
+        self.value = value
+        self.problem = problem
+        self.fix = fix
+        self.severity = severity
+
+    def as_dict(self):
+        return dict(model=self.model, field=self.field, value=self.value, problem=self.problem,
+                    fix=self.fix, severity=self.severity, message=str(self))
+
+    def __str__(self):
+        shown = "" if self.value is None else " (got %r)" % (self.value,)
+        return "%s: %s: %s%s. Fix: %s" % (self.model, self.field, self.problem, shown, self.fix)
+
+
+def _setting_field(key):
+    return VARIABLE_PREFIX + key
+
+
+def _check_settings(settings, problems):
+    provider = settings.get("cloud_provider")
+    if provider not in PROVIDERS:
+        problems.append(Problem(CLUSTER, _setting_field("cloud_provider"), provider,
+                                "the cloud provider must be one of %s" % ", ".join(PROVIDERS),
+                                "set %s to cloud or on-prem" % _setting_field("cloud_provider")))
+    if provider == "on-prem":
+        for key in ON_PREM_REQUIRED:
+            if not settings.get(key):
+                problems.append(Problem(CLUSTER, _setting_field(key), None,
+                                        "on-prem needs %s and it is not set" % key,
+                                        "set %s (store secrets with Ansible Vault)" % _setting_field(key)))
+    toleration = settings.get("gpu_toleration")
+    if toleration:
+        _check_toleration(toleration, problems)
+    models = settings.get("models")
+    if models is None:
+        models = {}
+    if not isinstance(models, dict):
+        problems.append(Problem(CLUSTER, _setting_field("models"), type(models).__name__,
+                                "the models must be a mapping of category to list",
+                                "write %s as {generative: [...], embedder: [...]}" % _setting_field("models")))
+        return {}
+    for category in sorted(set(models) - set(CATEGORIES), key=str):
+        problems.append(Problem(CLUSTER, "%s.%s" % (_setting_field("models"), category), category,
+                                "unknown model category",
+                                "list models under generative or embedder only"))
+    return models
+
+
+def _check_toleration(toleration, problems):
+    field = _setting_field("gpu_toleration")
+    if not isinstance(toleration, dict):
+        problems.append(Problem(CLUSTER, field, toleration, "the toleration must be a mapping",
+                                "write it as {key: ..., operator: Equal, value: ..., effect: NoSchedule}"))
+        return
+    unknown = sorted(set(toleration) - {"key", "operator", "value", "effect", "tolerationSeconds"})
+    if unknown:
+        problems.append(Problem(CLUSTER, field, unknown, "unknown toleration keys",
+                                "use only key, operator, value, effect and tolerationSeconds"))
+    operator = toleration.get("operator", "Equal")
+    if operator not in TOLERATION_OPERATORS:
+        problems.append(Problem(CLUSTER, field + ".operator", operator, "the operator must be Equal or Exists",
+                                "set operator: Equal (with a value) or Exists"))
+    if not toleration.get("key") and operator != "Exists":
+        problems.append(Problem(CLUSTER, field + ".key", None, "a toleration with operator Equal needs a key",
+                                "set key to the taint's key, e.g. dedicated"))
+    if operator == "Equal" and toleration.get("value") in (None, ""):
+        problems.append(Problem(CLUSTER, field + ".value", None, "operator Equal needs a value",
+                                "set value to the taint's value, e.g. gpu, or use operator: Exists"))
+    effect = toleration.get("effect")
+    if effect is not None and effect not in TOLERATION_EFFECTS:
+        problems.append(Problem(CLUSTER, field + ".effect", effect, "unknown taint effect",
+                                "use one of %s, as on the node's taint" % ", ".join(TOLERATION_EFFECTS)))
+
+
+def _list_subdirs(path):
+    with os.scandir(path) as entries:
+        return sorted(entry.name for entry in entries if entry.is_dir())
+
+
+class _ModelChecker(object):
+    """Validate one model entry and build its record."""
+
+    def __init__(self, settings, category, index, entry, problems):
+        self.settings = settings
+        self.category = category
+        self.entry = entry
+        self.problems = problems
+        name = entry.get("name") if isinstance(entry, dict) else None
+        self.label = "%s/%s" % (category, name if isinstance(name, str) and name else "#%d" % index)
+        self.ok = True
+
+    def fail(self, field, value, problem, fix, severity="error"):
+        self.problems.append(Problem(self.label, field, value, problem, fix, severity))
+        if severity == "error":
+            self.ok = False
+
+    def warn(self, field, value, problem, fix):
+        self.fail(field, value, problem, fix, severity="warning")
+
+    def enabled(self):
+        """True, False, or None when the entry is unusable."""
+        if not isinstance(self.entry, dict):
+            self.fail("entry", type(self.entry).__name__, "a model entry must be a mapping",
+                      "write it as {name: <folder>, enabled: true, ...}")
+            return None
+        enabled = self.entry.get("enabled")
+        if not isinstance(enabled, bool):
+            self.fail("enabled", enabled, "enabled must be a boolean", "write enabled: true or enabled: false")
+            return None
+        return enabled
+
+    def build(self):
+        entry = self.entry
+        unknown = sorted(set(entry) - set(MODEL_FIELDS), key=str)
+        if unknown:
+            self.fail("entry", unknown, "unknown model fields",
+                      "use only %s (field names are case-sensitive)" % ", ".join(MODEL_FIELDS))
+        name = entry.get("name")
+        if not isinstance(name, str) or not name or "/" in name or name in (".", ".."):
+            self.fail("name", name, "name must be the model's folder name under models/%s/" % self.category,
+                      "set name to a folder name such as Qwen3-0.6B")
+            return None
+        node_selector = self._node_selector()
+        namespace = self._optional_name("nameSpace", naming.DNS_LABEL_RE, naming.DNS_LABEL_MAX,
+                                        "a namespace name (a DNS label)")
+        release = self._optional_name("releaseName", naming.DNS_SUBDOMAIN_RE, naming.HELM_RELEASE_MAX,
+                                      "a Helm release name (lowercase, digits, '-', at most 53)")
+        model_dir = os.path.join(self.settings["models_dir"], self.category, name)
+        slug = self._slug(model_dir)
+        if slug is None:
+            return None
+        names = naming.resource_names(slug, namespace, release)
+        self._check_name_limits(names)
+        storage = self._storage(slug, names)
+        if not self.ok:
+            return None
+        return self._record(name, slug, model_dir, names, node_selector, storage)
+
+    def _node_selector(self):
+        selector = self.entry.get("nodeSelector") or {}
+        if not isinstance(selector, dict):
+            self.fail("nodeSelector", selector, "nodeSelector must be a mapping of label to value",
+                      "write it as {workload: gpu}")
+            return {}
+        for key, value in selector.items():
+            if not isinstance(key, str) or not key or not isinstance(value, str):
+                self.fail("nodeSelector.%s" % key, value, "node labels and values must be strings",
+                          "quote the value, e.g. workload: \"gpu\"")
+        return selector
+
+    def _optional_name(self, field, pattern, limit, what):
+        value = self.entry.get(field)
+        if value is None:
+            return None
+        if not isinstance(value, str) or len(value) > limit or not pattern.match(value):
+            self.fail(field, value, "%s must be %s" % (field, what),
+                      "use lowercase letters, digits and '-' (at most %d characters), or drop %s" % (limit, field))
+            return None
+        return value
+
+    def _slug(self, model_dir):
+        if not os.path.isdir(model_dir):
+            self.fail("name", self.entry["name"], "no model folder %s" % model_dir,
+                      "create %s/gaie-<slug>/values.yaml and %s/ms-<slug>/values.yaml, or fix the name"
+                      % (model_dir, model_dir))
+            return None
+        slug, folder_problems = naming.slug_from_folders(_list_subdirs(model_dir))
+        for problem in folder_problems:
+            self.fail("folders", model_dir, problem,
+                      "keep exactly one gaie-<slug>/ and one ms-<slug>/ folder with the same slug")
+        if slug is None:
+            return None
+        why = naming.slug_problem(slug)
+        if why:
+            self.fail("slug", slug, why, "rename gaie-%s/ and ms-%s/ to a slug of lowercase letters, digits "
+                      "and '-', at most %d characters" % (slug, slug, naming.SLUG_MAX))
+            return None
+        for prefix in (naming.GAIE_PREFIX, naming.MS_PREFIX):
+            values = os.path.join(model_dir, prefix + slug, "values.yaml")
+            if not os.path.isfile(values):
+                self.fail("folders", values, "the values file is missing",
+                          "create %s (it may hold only {})" % values)
+        return slug
+
+    def _check_name_limits(self, names):
+        keys = ["namespace", "infra_release", "gaie_release", "ms_release", "gateway",
+                "gateway_service", "gateway_defaults"]
+        keys.append("httproute" if self.category == "generative" else "embeddings_service")
+        if self.entry.get("modelSource"):
+            keys.extend(["pvc", "pv", "pull_job"])
+        for key, message in naming.name_limit_problems(names, keys):
+            field = {"namespace": "nameSpace", "infra_release": "releaseName", "gateway": "releaseName"}.get(key, "slug")
+            if field != "slug" and not self.entry.get(field):
+                field = "slug"
+            self.fail(field, names[key], message,
+                      "shorten the %s so every derived name fits" % ("slug folders" if field == "slug" else field))
+
+    def _storage(self, slug, names):
+        source = self.entry.get("modelSource")
+        if source is None:
+            return {"mode": STORAGE_NONE}
+        if isinstance(source, str):
+            return self._claim(source, names)
+        if not isinstance(source, dict):
+            self.fail("modelSource", source, "modelSource must be a mapping (Harbor artifact) or a pvc:// URI",
+                      "write {harborRef, modelUri, storageSize, ...} or pvc://[namespace:]claim/sub/path")
+            return None
+        return self._harbor(slug, names, source)
+
+    def _claim(self, uri, names):
+        try:
+            claim = src.parse_pvc_uri(uri)
+        except ValueError as exc:
+            self.fail("modelSource", uri, "invalid pvc:// URI: %s" % exc,
+                      "write pvc://claim/sub/path, or pvc://%s:claim/sub/path" % names["namespace"])
+            return None
+        if claim["namespace"] and claim["namespace"] != names["namespace"]:
+            self.fail("modelSource", uri,
+                      "the claim's namespace '%s' is not the model's namespace '%s'; a pod mounts only "
+                      "claims in its own namespace" % (claim["namespace"], names["namespace"]),
+                      "drop the namespace from the URI, or set nameSpace: %s" % claim["namespace"])
+            return None
+        return {
+            "mode": STORAGE_CLAIM,
+            "claim": claim["claim"],
+            "sub_path": claim["sub_path"],
+            "namespace": names["namespace"],
+            "model_artifacts_uri": claim["chart_uri"],
+        }
+
+    def _harbor(self, slug, names, source):
+        settings = self.settings
+        on_prem = settings.get("cloud_provider") == "on-prem"
+        unknown = sorted(set(source) - set(SOURCE_FIELDS), key=str)
+        if unknown:
+            self.fail("modelSource", unknown, "unknown modelSource fields",
+                      "use only %s (field names are case-sensitive)" % ", ".join(SOURCE_FIELDS))
+        oci = self._parsed(source, "harborRef", src.parse_oci_reference,
+                           "write host/project/name:tag or host/project/name@sha256:<64 hex digits>")
+        model_uri = self._parsed(source, "modelUri", src.parse_model_uri,
+                                 "write hub/<org>/<name>, e.g. hub/Qwen/Qwen3-0.6B")
+        size_bytes = self._parsed(source, "storageSize", src.parse_quantity,
+                                  "write a Kubernetes quantity with a binary suffix, e.g. 40Gi")
+        harbor_host = settings.get("harbor_hostname")
+        if oci and harbor_host and oci["registry"] != harbor_host:
+            self.warn("modelSource.harborRef", source.get("harborRef"),
+                      "the artifact is not on %s, so harbor-creds may not authenticate the pull" % harbor_host,
+                      "point harborRef at %s or check the registry's credentials" % harbor_host)
+        if not (settings.get("harbor_user") and settings.get("harbor_token")):
+            self.fail("modelSource", source.get("harborRef"),
+                      "a Harbor modelSource needs harbor_user and harbor_token: the pull Job authenticates "
+                      "with the harbor-creds secret", "set %s and %s (Vault for the token)"
+                      % (_setting_field("harbor_user"), _setting_field("harbor_token")))
+        storage_class = source.get("storageClass")
+        node = source.get("hostpathNode")
+        hostpath_dir = source.get("hostpathDir")
+        if on_prem:
+            if storage_class:
+                self.warn("modelSource.storageClass", storage_class,
+                          "storageClass is ignored on-prem: the claim binds to a static hostPath PV",
+                          "remove storageClass from the on-prem entry")
+                storage_class = None
+            if not isinstance(node, str) or not node:
+                self.fail("modelSource.hostpathNode", node, "on-prem needs the node that holds the hostPath directory",
+                          "set hostpathNode to the node's kubernetes.io/hostname label")
+            hostpath_dir = self._hostpath_dir(slug, hostpath_dir)
+        else:
+            for field, value in (("hostpathNode", node), ("hostpathDir", hostpath_dir)):
+                if value:
+                    self.warn("modelSource.%s" % field, value, "%s is ignored on cloud" % field,
+                              "remove %s, or set %s: on-prem" % (field, _setting_field("cloud_provider")))
+            node = hostpath_dir = None
+        if not self.ok:
+            return None
+        return {
+            "mode": STORAGE_HARBOR,
+            "pvc": names["pvc"],
+            "pv": names["pv"] if on_prem else None,
+            "pull_job": names["pull_job"],
+            "size": source["storageSize"],
+            "size_bytes": size_bytes,
+            "storage_class": storage_class,
+            "hostpath_node": node,
+            "hostpath_dir": hostpath_dir,
+            "oci": dict(oci, reference=source["harborRef"]),
+            "model_uri": source["modelUri"],
+            "repo_id": model_uri["repo_id"],
+            "oras_image": self._oras_image(),
+            "mount_path": MODEL_CACHE_MOUNT,
+            "working_dir": MODEL_CACHE_MOUNT + "/" + model_uri["cache"],
+            "marker": PULL_MARKER,
+            "model_artifacts_uri": src.pvc_hf_uri(slug, source["modelUri"]),
+        }
+
+    def _parsed(self, source, field, parser, fix):
+        value = source.get(field)
+        if value is None:
+            self.fail("modelSource.%s" % field, None, "%s is required" % field, fix)
+            return None
+        try:
+            return parser(value)
+        except ValueError as exc:
+            self.fail("modelSource.%s" % field, value, str(exc), fix)
+            return None
+
+    def _hostpath_dir(self, slug, hostpath_dir):
+        if hostpath_dir is None:
+            return posixpath.join(self.settings.get("hostpath_root") or DEFAULT_HOSTPATH_ROOT, slug)
+        if not isinstance(hostpath_dir, str) or not posixpath.isabs(hostpath_dir) \
+                or posixpath.normpath(hostpath_dir) != hostpath_dir.rstrip("/") or hostpath_dir == "/":
+            self.fail("modelSource.hostpathDir", hostpath_dir,
+                      "hostpathDir must be an absolute, normalised directory path other than /",
+                      "write e.g. %s/%s" % (DEFAULT_HOSTPATH_ROOT, slug))
+            return None
+        return hostpath_dir.rstrip("/")
+
+    def _oras_image(self):
+        settings = self.settings
+        if settings.get("oras_image"):
+            return settings["oras_image"]
+        version = settings.get("oras_version") or DEFAULT_ORAS_VERSION
+        if settings.get("cloud_provider") == "on-prem":
+            return "%s:%s" % (AIRGAP_ORAS_REPOSITORY % settings.get("harbor_hostname"), version)
+        return "%s:%s" % (CLOUD_ORAS_REPOSITORY, version)
+
+    def _record(self, name, slug, model_dir, names, node_selector, storage):
+        toleration = self.settings.get("gpu_toleration")
+        embedder = self.category == "embedder"
+        storage = dict(storage)
+        storage["job_affinity"] = (node_affinity({"kubernetes.io/hostname": storage["hostpath_node"]})
+                                   if storage.get("hostpath_node") else None)
+        return {
+            "name": name,
+            "category": self.category,
+            "embedder": embedder,
+            "slug": slug,
+            "names": dict(names,
+                          httproute=None if embedder else names["httproute"],
+                          embeddings_service=names["embeddings_service"] if embedder else None,
+                          harbor_pull_secret=naming.HARBOR_PULL_SECRET if self.settings.get("harbor_token") else None),
+            "namespace": names["namespace"],
+            "node_selector": node_selector,
+            "affinity": node_affinity(node_selector),
+            "tolerations": [toleration] if toleration else [],
+            "model_dir": model_dir,
+            "values_files": {
+                "gaie": os.path.join(model_dir, naming.GAIE_PREFIX + slug, "values.yaml"),
+                "ms": os.path.join(model_dir, naming.MS_PREFIX + slug, "values.yaml"),
+            },
+            "storage": storage,
+            "model_artifacts_uri": storage.get("model_artifacts_uri"),
+        }
+
+
+def node_affinity(node_selector):
+    """A hard nodeAffinity requiring every label of ``node_selector``; None when empty."""
+    if not node_selector:
+        return None
+    expressions = [{"key": key, "operator": "In", "values": [value]}
+                   for key, value in sorted(node_selector.items())]
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": expressions}]}}}
+
+
+def _check_collisions(records, problems):
+    seen = {}
+    for record in records:
+        key = record["slug"]
+        if key in seen:
+            problems.append(Problem(record["category"] + "/" + record["name"], "slug", key,
+                                    "the slug is also used by %s; names and namespaces would collide" % seen[key],
+                                    "give one of the two models a different slug (rename its gaie-/ms- folders)"))
+        else:
+            seen[key] = record["category"] + "/" + record["name"]
+    releases = {}
+    for record in records:
+        key = (record["namespace"], record["names"]["infra_release"])
+        label = record["category"] + "/" + record["name"]
+        if key in releases and releases[key] != label:
+            problems.append(Problem(label, "releaseName", key[1],
+                                    "release %s in namespace %s is also used by %s" % (key[1], key[0], releases[key]),
+                                    "set a different releaseName or nameSpace"))
+        releases.setdefault(key, label)
+
+
+def build_plan(settings):
+    """Validate ``settings`` and return ``(records, problems)``.
+
+    ``settings`` holds cloud_provider, kubeconfig, harbor_hostname, harbor_user,
+    harbor_token, gpu_toleration, models ({generative: [...], embedder: [...]}),
+    models_dir, and optionally hostpath_root, oras_image, oras_version.
+    ``records`` is empty when any problem is an error.
+    """
+    problems = []
+    models = _check_settings(settings, problems)
+    if not settings.get("models_dir") or not os.path.isdir(settings["models_dir"]):
+        problems.append(Problem(CLUSTER, _setting_field("models_dir"), settings.get("models_dir"),
+                                "the models folder does not exist",
+                                "point %s at the folder holding generative/ and embedder/"
+                                % _setting_field("models_dir")))
+        return [], problems
+    records = []
+    for category in CATEGORIES:
+        entries = models.get(category) or []
+        if not isinstance(entries, list):
+            problems.append(Problem(CLUSTER, "%s.%s" % (_setting_field("models"), category),
+                                    type(entries).__name__, "a category must hold a list of models",
+                                    "write %s as a YAML list of entries" % category))
+            continue
+        for index, entry in enumerate(entries):
+            checker = _ModelChecker(settings, category, index, entry, problems)
+            if checker.enabled():
+                record = checker.build()
+                if record:
+                    records.append(record)
+    _check_collisions(records, problems)
+    if any(p.severity == "error" for p in problems):
+        return [], problems
+    return records, problems
+
+
+def format_problems(problems):
+    """One failure message listing every error."""
+    errors = [p for p in problems if p.severity == "error"]
+    lines = ["The model plan has %d problem%s:" % (len(errors), "" if len(errors) == 1 else "s")]
+    lines.extend("  - %s" % p for p in errors)
+    return "\n".join(lines)

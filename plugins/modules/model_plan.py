@@ -1,0 +1,207 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: model_plan
+short_description: Validate the model inputs and resolve one record per enabled model
+version_added: 0.1.0
+author:
+  - ai_platform.serving contributors
+description:
+  - Reads the models list (by category), the cluster-wide settings and the per-model values folders
+    C(models/<category>/<name>/{gaie-<slug>,ms-<slug>}/values.yaml), validates all of them and returns
+    one fully resolved record per enabled model - slug, every resource name, namespace, storage mode,
+    model URI, pull image, values file paths, tolerations and affinity.
+  - Every problem is collected first; the module fails once, listing each problem with the model, the
+    field, the bad value and the fix. Nothing touches a cluster.
+  - "Run it on the controller (C(delegate_to: localhost), C(run_once: true)): it reads the models folder
+    where it runs."
+  - Names are derived in one place, the same as the name filters (for example
+    P(ai_platform.serving.resource_names#filter)).
+options:
+  models:
+    description:
+      - The models by category, as in the seed's stack config. Keys are V(generative) and V(embedder); each
+        holds a list of entries with C(name), C(enabled), C(nodeSelector), C(nameSpace), C(releaseName) and
+        C(modelSource).
+      - C(modelSource) is either a mapping C({harborRef, modelUri, storageSize, storageClass, hostpathNode,
+        hostpathDir}) for weights pulled from Harbor, or a string C(pvc://[namespace:]claim/sub/path) for a
+        user-owned claim.
+    type: dict
+    default: {}
+  models_dir:
+    description: Folder holding C(generative/) and C(embedder/) model folders.
+    type: path
+    required: true
+  cloud_provider:
+    description:
+      - V(cloud) or V(on-prem). V(on-prem) requires O(kubeconfig), O(harbor_hostname), O(harbor_user) and
+        O(harbor_token). Checked by the module (not by choices) so that every problem is reported at once.
+    type: str
+  kubeconfig:
+    description: Path of the kubeconfig the roles use; only its presence is checked here.
+    type: str
+  harbor_hostname:
+    description: Harbor host, for example C(harbor.harbor.svc.cluster.local).
+    type: str
+  harbor_user:
+    description: Harbor robot account, for example C(robot$k8s-puller).
+    type: str
+  harbor_token:
+    description: Harbor robot token. Only whether it is set matters to the plan; it is never returned.
+    type: str
+  gpu_toleration:
+    description: Toleration applied to the model pods and to the pull Job (C(key), C(operator), C(value), C(effect)).
+    type: dict
+  hostpath_root:
+    description: Parent of the default per-model hostPath directory C(<hostpath_root>/<slug>).
+    type: str
+    default: /var/lib/hostpath/models
+  oras_version:
+    description: Tag of the ORAS image used by the pull Job.
+    type: str
+    default: v1.3.1
+  oras_image:
+    description:
+      - Full ORAS image reference; overrides the per-provider default (C(ghcr.io/oras-project/oras:<version>)
+        on cloud, C(<harbor_hostname>/images-infra/oras-project/oras:<version>) on-prem).
+    type: str
+attributes:
+  check_mode:
+    support: full
+    description: The module changes nothing; it runs the same in check mode.
+  diff_mode:
+    support: none
+notes:
+  - Warnings (for example a C(storageClass) on-prem, which is ignored) do not fail the plan; they are shown
+    as Ansible warnings and returned in RV(problems).
+"""
+
+EXAMPLES = r"""
+- name: Resolve the model plan
+  ai_platform.serving.model_plan:
+    models: "{{ aips_models }}"
+    models_dir: "{{ aips_models_dir }}"
+    cloud_provider: "{{ aips_cloud_provider }}"
+    kubeconfig: "{{ aips_kubeconfig | default(omit) }}"
+    harbor_hostname: "{{ aips_harbor_hostname | default(omit) }}"
+    harbor_user: "{{ aips_harbor_user | default(omit) }}"
+    harbor_token: "{{ aips_harbor_token | default(omit) }}"
+    gpu_toleration: "{{ aips_gpu_toleration | default(omit) }}"
+  delegate_to: localhost
+  run_once: true
+  register: plan
+
+- name: Show the namespace of each model
+  ansible.builtin.debug:
+    msg: "{{ plan.records | map(attribute='namespace') }}"
+"""
+
+RETURN = r"""
+records:
+  description: One record per enabled model, in category order (generative, then embedder) and list order.
+  returned: success
+  type: list
+  elements: dict
+  contains:
+    name:
+      description: The model's folder name.
+      type: str
+    category:
+      description: V(generative) or V(embedder).
+      type: str
+    embedder:
+      description: True for embedders (ClusterIP Service on 8200 instead of an HTTPRoute).
+      type: bool
+    slug:
+      description: The slug from the C(gaie-<slug>)/C(ms-<slug>) folder pair.
+      type: str
+    namespace:
+      description: C(llm-d-<slug>) or the C(nameSpace) override.
+      type: str
+    names:
+      description:
+        - Every resource name - namespace, infra_release, gaie_release, ms_release, gateway, httproute
+          (None for embedders), pvc, pv, pull_job, embeddings_service (None for generative models),
+          gateway_service, gateway_defaults, harbor_pull_secret (None without a token).
+      type: dict
+    node_selector:
+      description: The model's nodeSelector.
+      type: dict
+    affinity:
+      description: A hard nodeAffinity built from the nodeSelector, or None.
+      type: dict
+    tolerations:
+      description: The GPU toleration as a one-element list, or empty.
+      type: list
+    values_files:
+      description: Paths of the C(gaie) and C(ms) values files.
+      type: dict
+    storage:
+      description:
+        - C(mode) is V(harbor) (PVC, on-prem PV, pull Job), V(claim) (user-owned claim, checks only) or
+          V(none).
+        - For V(harbor) also pvc, pv, pull_job, size, size_bytes, storage_class, hostpath_node, hostpath_dir,
+          oci (registry, repository, tag, digest, reference), model_uri, repo_id, oras_image, mount_path,
+          working_dir, marker, job_affinity. For V(claim) claim, sub_path, namespace.
+      type: dict
+    model_artifacts_uri:
+      description: The C(modelArtifacts.uri) for llm-d-modelservice (C(pvc+hf://...) or C(pvc://...)), or None.
+      type: str
+  sample:
+    - name: Qwen3-0.6B
+      category: generative
+      slug: qwen3-0-6b
+      namespace: llm-d-qwen3-0-6b
+      model_artifacts_uri: pvc+hf://qwen3-0-6b-model/hub/Qwen/Qwen3-0.6B
+problems:
+  description: Every problem found, errors and warnings, each with model, field, value, problem, fix, severity and message.
+  returned: always
+  type: list
+  elements: dict
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import build_plan, format_problems
+
+SETTINGS = ("models", "models_dir", "cloud_provider", "kubeconfig", "harbor_hostname", "harbor_user",
+            "harbor_token", "gpu_toleration", "hostpath_root", "oras_version", "oras_image")
+
+
+def argspec():
+    return dict(
+        models=dict(type="dict", default={}),
+        models_dir=dict(type="path", required=True),
+        cloud_provider=dict(type="str"),
+        kubeconfig=dict(type="str"),
+        harbor_hostname=dict(type="str"),
+        harbor_user=dict(type="str"),
+        harbor_token=dict(type="str", no_log=True),
+        gpu_toleration=dict(type="dict"),
+        hostpath_root=dict(type="str", default="/var/lib/hostpath/models"),
+        oras_version=dict(type="str", default="v1.3.1"),
+        oras_image=dict(type="str"),
+    )
+
+
+def main():
+    module = AnsibleModule(argument_spec=argspec(), supports_check_mode=True)
+    records, problems = build_plan(dict((key, module.params[key]) for key in SETTINGS))
+    found = [problem.as_dict() for problem in problems]
+    for problem in problems:
+        if problem.severity == "warning":
+            module.warn(str(problem))
+    if any(problem.severity == "error" for problem in problems):
+        module.fail_json(msg=format_problems(problems), problems=found)
+    module.exit_json(changed=False, records=records, problems=found)
+
+
+if __name__ == "__main__":
+    main()
