@@ -297,7 +297,7 @@ class _ModelChecker(object):
             self.warn("modelSource.harborRef", source.get("harborRef"),
                       "the artifact is not on %s, so harbor-creds may not authenticate the pull" % harbor_host,
                       "point harborRef at %s or check the registry's credentials" % harbor_host)
-        if not (settings.get("harbor_user") and settings.get("harbor_token")):
+        if not on_prem and not (settings.get("harbor_user") and settings.get("harbor_token")):
             self.fail("modelSource", source.get("harborRef"),
                       "a Harbor modelSource needs harbor_user and harbor_token: the pull Job authenticates "
                       "with the harbor-creds secret", "set %s and %s (Vault for the token)"
@@ -415,9 +415,11 @@ def node_affinity(node_selector):
 
 def _check_collisions(records, problems):
     seen = {}
+    clashing = set()
     for record in records:
         key = record["slug"]
         if key in seen:
+            clashing.add(key)
             problems.append(Problem(record["category"] + "/" + record["name"], "slug", key,
                                     "the slug is also used by %s; names and namespaces would collide" % seen[key],
                                     "give one of the two models a different slug (rename its gaie-/ms- folders)"))
@@ -425,6 +427,8 @@ def _check_collisions(records, problems):
             seen[key] = record["category"] + "/" + record["name"]
     releases = {}
     for record in records:
+        if record["slug"] in clashing:
+            continue
         key = (record["namespace"], record["names"]["infra_release"])
         label = record["category"] + "/" + record["name"]
         if key in releases and releases[key] != label:

@@ -1,0 +1,45 @@
+"""Build the on-disk inputs of one model plan case (tests/fixtures/plan_cases.yml)."""
+
+import os
+
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CASES_FILE = os.path.join(ROOT, "tests", "fixtures", "plan_cases.yml")
+
+BASE_SETTINGS = {
+    "cloud_provider": "on-prem",
+    "kubeconfig": "~/.kube/rke2-cluster.yaml",
+    "harbor_hostname": "harbor.harbor.svc.cluster.local",
+    "harbor_user": "robot$k8s-puller",
+    "harbor_token": "not-a-real-token",
+}
+
+
+def load_cases():
+    with open(CASES_FILE) as handle:
+        return yaml.safe_load(handle)["cases"]
+
+
+def make_models_tree(base, case):
+    """Create models/<category>/<name>/<sub>/values.yaml under ``base``; return the models dir."""
+    models_dir = os.path.join(str(base), "models")
+    os.makedirs(models_dir, exist_ok=True)
+    skip = set(case.get("no_values") or [])
+    for model_folder, subfolders in (case.get("folders") or {}).items():
+        for sub in subfolders:
+            path = os.path.join(models_dir, model_folder, sub)
+            os.makedirs(path, exist_ok=True)
+            if "%s/%s" % (model_folder, sub) not in skip:
+                with open(os.path.join(path, "values.yaml"), "w") as handle:
+                    handle.write("---\n{}\n")
+    return models_dir
+
+
+def case_settings(base, case):
+    """The full settings of a case: base, overrides, models and its models tree."""
+    settings = dict(BASE_SETTINGS)
+    settings.update(case.get("settings") or {})
+    settings["models"] = case.get("models") or {}
+    settings["models_dir"] = make_models_tree(base, case)
+    return settings

@@ -1,0 +1,82 @@
+"""Slug rules, slug discovery and the seed's resource names."""
+
+import pytest
+
+from ansible_collections.ai_platform.serving.plugins.module_utils import naming
+
+SEED_NAMES = {
+    "namespace": "llm-d-{s}",
+    "infra_release": "infra-{s}",
+    "gaie_release": "gaie-{s}",
+    "ms_release": "ms-{s}",
+    "gateway": "infra-{s}-inference-gateway",
+    "httproute": "llm-d-{s}",
+    "pvc": "{s}-model",
+    "pv": "{s}-model-pv",
+    "pull_job": "{s}-model-pull",
+    "embeddings_service": "ms-{s}-embeddings",
+    "gateway_service": "llmd-gateway-{s}",
+    "gateway_defaults": "gateway-defaults-{s}",
+}
+
+
+@pytest.mark.parametrize("slug", ["qwen3-0-6b", "qwen3-0-6b-rke2", "a", "0", "a" * 47, "x-1-y"])
+def test_valid_slugs(slug):
+    assert naming.slug_problem(slug) is None
+
+
+@pytest.mark.parametrize("slug, why", [
+    ("", "empty"),
+    (None, "empty"),
+    ("a" * 48, "48 characters"),
+    ("Qwen", "lowercase"),
+    ("qwen_3", "lowercase"),
+    ("-qwen", "start and end"),
+    ("qwen-", "start and end"),
+    ("qw.en", "lowercase"),
+])
+def test_invalid_slugs(slug, why):
+    assert why in naming.slug_problem(slug)
+
+
+@pytest.mark.parametrize("folders, slug", [
+    (["gaie-qwen3-0-6b", "ms-qwen3-0-6b"], "qwen3-0-6b"),
+    (["ms-x", "notes", "gaie-x", "README"], "x"),
+])
+def test_slug_from_folders(folders, slug):
+    assert naming.slug_from_folders(folders) == (slug, [])
+
+
+@pytest.mark.parametrize("folders, problem", [
+    ([], "no gaie-<slug>/ folder"),
+    (["gaie-a"], "no ms-<slug>/ folder"),
+    (["gaie-a", "gaie-b", "ms-a"], "2 gaie-<slug>/ folders (gaie-a/, gaie-b/)"),
+    (["gaie-a", "ms-b"], "carry different slugs"),
+])
+def test_slug_from_folders_problems(folders, problem):
+    slug, problems = naming.slug_from_folders(folders)
+    assert slug is None
+    assert any(problem in p for p in problems)
+
+
+@pytest.mark.parametrize("slug", ["qwen3-0-6b", "qwen3-0-6b-rke2", "all-minilm-l6-v2-rke2"])
+def test_resource_names_follow_the_seed(slug):
+    assert naming.resource_names(slug) == dict((k, v.format(s=slug)) for k, v in SEED_NAMES.items())
+
+
+def test_overrides_change_namespace_release_and_gateway_only():
+    names = naming.resource_names("m", namespace="team-a", release_name="gw")
+    assert names["namespace"] == "team-a"
+    assert names["infra_release"] == "gw"
+    assert names["gateway"] == "gw-inference-gateway"
+    assert names["httproute"] == "llm-d-m"
+
+
+def test_longest_slug_fits_every_limit_but_the_gateway():
+    problems = naming.name_limit_problems(naming.resource_names("a" * 47))
+    assert [key for key, _ in problems] == ["gateway"]
+
+
+def test_gateway_fits_up_to_a_39_character_slug():
+    assert naming.name_limit_problems(naming.resource_names("a" * 39)) == []
+    assert naming.name_limit_problems(naming.resource_names("a" * 40))[0][0] == "gateway"
