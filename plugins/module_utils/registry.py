@@ -1,0 +1,129 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Registry plumbing shared by the oras, skopeo and helm based modules.
+
+Credentials never go on a command line: they are written to a docker-style
+``config.json`` in a private temporary directory that every tool reads
+(oras ``--registry-config``, skopeo ``--authfile``, helm ``--registry-config``)
+and that is removed afterwards.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import base64
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections import namedtuple
+
+Reference = namedtuple("Reference", ["registry", "repository", "tag", "digest"])
+
+_REF_RE = re.compile(
+    r"^(?P<registry>[A-Za-z0-9.-]+(?::[0-9]+)?|\[[0-9a-fA-F:]+\](?::[0-9]+)?)/"
+    r"(?P<repository>[a-z0-9]+(?:[._-]+[a-z0-9]+)*(?:/[a-z0-9]+(?:[._-]+[a-z0-9]+)*)*)"
+    r"(?::(?P<tag>[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}))?"
+    r"(?:@(?P<digest>sha256:[0-9a-f]{64}))?$"
+)
+
+AUTH_FAILURE_RE = re.compile(r"\b401\b|unauthorized|authentication required|invalid username/password", re.I)
+NOT_FOUND_RE = re.compile(r"\bnot found\b|manifest unknown|name unknown|\b404\b", re.I)
+
+
+class RegistryError(Exception):
+    """A registry operation failed; the message is safe to show."""
+
+
+def parse_reference(ref):
+    """Split ``host[:port]/repo/path[:tag][@sha256:...]``; raise RegistryError if malformed."""
+    match = _REF_RE.match(ref or "")
+    if not match:
+        raise RegistryError("%r is not a registry reference like harbor.example/project/name:tag" % (ref,))
+    return Reference(match.group("registry"), match.group("repository"),
+                     match.group("tag"), match.group("digest"))
+
+
+def pinned(ref, digest):
+    """``host/repo:tag`` + digest -> ``host/repo@sha256:...``."""
+    parsed = parse_reference(ref)
+    return "%s/%s@%s" % (parsed.registry, parsed.repository, digest)
+
+
+def redact(text, secrets):
+    """Replace every secret (and its base64 auth form) in ``text`` with ``********``."""
+    if not text:
+        return text
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "********")
+    return text
+
+
+def docker_config(credentials):
+    """``{registry: (user, password)}`` -> docker config.json content."""
+    auths = {}
+    for registry, (user, password) in sorted(credentials.items()):
+        if user and password:
+            token = base64.b64encode(("%s:%s" % (user, password)).encode("utf-8")).decode("ascii")
+            auths[registry] = {"auth": token}
+    return {"auths": auths}
+
+
+class AuthDir:
+    """Private temp dir with ``config.json`` (and ``certs.d`` layout for skopeo).
+
+    Use as a context manager; everything is removed on exit.
+    """
+
+    def __init__(self, credentials, ca_file=None):
+        self.credentials = credentials
+        self.ca_file = ca_file
+        self.path = None
+
+    def __enter__(self):
+        self.path = tempfile.mkdtemp(prefix="aips-auth-")
+        os.chmod(self.path, 0o700)
+        fd = os.open(self.config, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            json.dump(docker_config(self.credentials), handle)
+        if self.ca_file:
+            # skopeo reads a directory of *.crt files
+            os.makedirs(self.cert_dir)
+            shutil.copyfile(self.ca_file, os.path.join(self.cert_dir, "ca.crt"))
+        return self
+
+    @property
+    def config(self):
+        return os.path.join(self.path, "config.json")
+
+    @property
+    def cert_dir(self):
+        return os.path.join(self.path, "certs")
+
+    def __exit__(self, *exc):
+        shutil.rmtree(self.path, ignore_errors=True)
+        return False
+
+
+def explain_failure(tool, registry, user, output):
+    """Turn a tool's error output into one clear message naming the registry."""
+    output = (output or "").strip()
+    last = output.splitlines()[-1] if output else "no output"
+    if AUTH_FAILURE_RE.search(output):
+        return ("registry %s rejected the credentials%s (HTTP 401 Unauthorized): check the user name "
+                "and token/password configured for %s. %s said: %s"
+                % (registry, " of user %r" % user if user else " (none were given)", registry, tool, last))
+    if "x509" in output or "certificate" in output.lower():
+        return ("TLS verification of registry %s failed: give the CA that signed its certificate "
+                "(ca_file). %s said: %s" % (registry, tool, last))
+    if "connection refused" in output or "no such host" in output:
+        return "registry %s is unreachable. %s said: %s" % (registry, tool, last)
+    return "%s failed against registry %s: %s" % (tool, registry, last)
+
+
+def is_not_found(output):
+    return bool(NOT_FOUND_RE.search(output or "")) and not AUTH_FAILURE_RE.search(output or "")
