@@ -1,0 +1,169 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: chart_archive
+short_description: Download pinned Helm charts and push them to a registry as OCI charts
+version_added: 0.1.0
+author: ai_platform.serving contributors
+description:
+  - With O(state=saved) runs C(helm pull) for one pinned chart version into O(destination), unless
+    C(<name>-<version>.tgz) is already there.
+  - With O(state=pushed) runs C(helm push) of O(archive) to C(oci://<repository>), unless
+    C(<repository>/<name>:<version>) already holds the same chart tarball (compared by digest).
+options:
+  state:
+    description: V(saved) downloads the chart, V(pushed) uploads it.
+    type: str
+    choices: [saved, pushed]
+    required: true
+  name:
+    description: Chart name.
+    type: str
+    required: true
+  version:
+    description: Chart version.
+    type: str
+    required: true
+  chart:
+    description: What C(helm pull) takes, C(oci://…/<name>) or the chart name with O(repo_url).
+    type: str
+  repo_url:
+    description: Classic chart repository URL.
+    type: str
+  destination:
+    description: Directory for downloaded charts (O(state=saved)).
+    type: path
+  digest:
+    description: Expected C(sha256:...) of the downloaded C(.tgz).
+    type: str
+  archive:
+    description: Chart C(.tgz) to push (O(state=pushed)).
+    type: path
+  repository:
+    description: OCI repository to push to, without scheme, e.g. C(harbor.example.com/charts).
+    type: str
+  username:
+    description: Registry user.
+    type: str
+  password:
+    description: Registry password or robot token.
+    type: str
+  ca_file:
+    description: CA certificate of the registry.
+    type: path
+  plain_http:
+    description: Push over plain HTTP.
+    type: bool
+    default: false
+  force:
+    description: Download again even if the archive exists.
+    type: bool
+    default: false
+  helm_path:
+    description: The C(helm) executable.
+    type: path
+    default: helm
+  skopeo_path:
+    description: The C(skopeo) executable, used to read the remote manifest.
+    type: path
+    default: skopeo
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: none
+requirements:
+  - helm 3.8 or later, skopeo
+"""
+
+EXAMPLES = r"""
+- name: Download the GAIE inferencepool chart
+  ai_platform.serving.chart_archive:
+    state: saved
+    name: inferencepool
+    version: v1.2.0
+    chart: oci://registry.k8s.io/gateway-api-inference-extension/charts/inferencepool
+    destination: artifacts/charts
+
+- name: Push it to Harbor
+  ai_platform.serving.chart_archive:
+    state: pushed
+    name: inferencepool
+    version: v1.2.0
+    archive: artifacts/charts/inferencepool-v1.2.0.tgz
+    repository: harbor.example.com/charts
+    username: robot$uploader
+    password: "{{ harbor_robot_token }}"
+  no_log: true
+"""
+
+RETURN = r"""
+archive:
+  description: Chart archive path.
+  returned: always
+  type: str
+digest:
+  description: sha256 of the chart archive.
+  returned: when known
+  type: str
+reference:
+  description: OCI reference of the pushed chart, without scheme.
+  returned: when O(state=pushed)
+  type: str
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.ai_platform.serving.plugins.module_utils import oci_archive, registry
+
+
+def argspec():
+    return dict(
+        state=dict(type="str", required=True, choices=["saved", "pushed"]),
+        name=dict(type="str", required=True),
+        version=dict(type="str", required=True),
+        chart=dict(type="str"),
+        repo_url=dict(type="str"),
+        destination=dict(type="path"),
+        digest=dict(type="str"),
+        archive=dict(type="path"),
+        repository=dict(type="str"),
+        username=dict(type="str"),
+        password=dict(type="str", no_log=True),
+        ca_file=dict(type="path"),
+        plain_http=dict(type="bool", default=False),
+        force=dict(type="bool", default=False),
+        helm_path=dict(type="path", default="helm"),
+        skopeo_path=dict(type="path", default="skopeo"),
+    )
+
+
+def main():
+    module = AnsibleModule(argument_spec=argspec(), supports_check_mode=True,
+                           required_if=[("state", "saved", ["chart", "destination"]),
+                                        ("state", "pushed", ["archive", "repository"])])
+    params = module.params
+    target = params["repository"] or (params["chart"] or "").replace("oci://", "")
+    credentials = {oci_archive.registry_of(target): (params["username"], params["password"])}
+    try:
+        with registry.AuthDir(credentials, params["ca_file"]) as auth:
+            helm = oci_archive.HelmRunner(auth, params)
+            if params["state"] == "saved":
+                result = oci_archive.save_chart(params, module.check_mode, helm)
+            else:
+                skopeo = oci_archive.Skopeo(params["skopeo_path"], auth, not params["plain_http"])
+                result = oci_archive.push_chart(params, module.check_mode, skopeo, helm)
+    except registry.RegistryError as exc:
+        module.fail_json(msg=str(exc))
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: harbor_project
+short_description: Make sure Harbor projects exist (Harbor v2.0 API)
+version_added: 0.1.0
+author: ai_platform.serving contributors
+description:
+  - Asks Harbor (C(HEAD /api/v2.0/projects?project_name=...)) whether each project exists and creates the
+    missing ones (C(POST /api/v2.0/projects)).
+  - Only tested against recorded requests; Harbor cannot run on the project's machines.
+options:
+  url:
+    description: Harbor base URL, e.g. C(https://harbor.example.com).
+    type: str
+    required: true
+  username:
+    description: Harbor user allowed to create projects.
+    type: str
+    required: true
+  password:
+    description: Its password or token.
+    type: str
+    required: true
+  projects:
+    description: Project names.
+    type: list
+    elements: str
+    required: true
+  public:
+    description: Create the projects public.
+    type: bool
+    default: false
+  storage_limit:
+    description: Quota in bytes for new projects (-1 unlimited; Harbor's default when omitted).
+    type: int
+  ca_file:
+    description: CA certificate of Harbor.
+    type: path
+  validate_certs:
+    description: Verify Harbor's TLS certificate.
+    type: bool
+    default: true
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: none
+"""
+
+EXAMPLES = r"""
+- name: Create the projects the air-gapped cluster pulls from
+  ai_platform.serving.harbor_project:
+    url: https://harbor.example.com
+    username: admin
+    password: "{{ harbor_admin_password }}"
+    projects: [ai-models, images-infra, images-shaide, charts]
+  no_log: true
+"""
+
+RETURN = r"""
+created:
+  description: Projects created (or that would be, in check mode).
+  returned: always
+  type: list
+  elements: str
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.ai_platform.serving.plugins.module_utils.harbor_api import Harbor, HarborError, open_url_transport
+
+
+def argspec():
+    return dict(
+        url=dict(type="str", required=True),
+        username=dict(type="str", required=True),
+        password=dict(type="str", required=True, no_log=True),
+        projects=dict(type="list", elements="str", required=True),
+        public=dict(type="bool", default=False),
+        storage_limit=dict(type="int"),
+        ca_file=dict(type="path"),
+        validate_certs=dict(type="bool", default=True),
+    )
+
+
+def main():
+    module = AnsibleModule(argument_spec=argspec(), supports_check_mode=True)
+    params = module.params
+    harbor = Harbor(params["url"], params["username"], params["password"],
+                    open_url_transport(params["ca_file"], params["validate_certs"]))
+    created = []
+    try:
+        for name in params["projects"]:
+            if harbor.ensure_project(name, params["public"], params["storage_limit"], module.check_mode):
+                created.append(name)
+    except HarborError as exc:
+        module.fail_json(msg=str(exc), created=created)
+    module.exit_json(changed=bool(created), created=created)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,148 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: image_archive
+short_description: Save container images as OCI archives and upload them to a registry
+version_added: 0.1.0
+author: ai_platform.serving contributors
+description:
+  - With O(state=saved) (internet side) copies O(image) into the OCI archive O(archive) with C(skopeo), unless the
+    archive already holds the pinned O(digest) (or, without a pin, exists).
+  - With O(state=pushed) (air-gapped side) uploads O(archive) to O(destination) with digests preserved, unless the
+    destination already has the archive's manifest digest.
+  - Credentials go to a private temporary auth file, never to a command line.
+options:
+  state:
+    description: V(saved) downloads into the archive, V(pushed) uploads the archive.
+    type: str
+    choices: [saved, pushed]
+    required: true
+  image:
+    description: Source image reference (O(state=saved)), e.g. C(ghcr.io/llm-d/llm-d-inference-sim:v0.7.1).
+    type: str
+  digest:
+    description:
+      - Expected manifest digest (C(sha256:...)) of the archived image. The download pulls by this digest and the
+        archive must match it.
+    type: str
+  archive:
+    description: Path of the OCI archive (C(.tar)).
+    type: path
+    required: true
+  destination:
+    description: Target reference (O(state=pushed)), e.g. C(harbor.example.com/images-infra/oras-project/oras:v1.3.1).
+    type: str
+  username:
+    description: User for the registry of O(destination) (O(state=pushed)) or O(image) (O(state=saved)).
+    type: str
+  password:
+    description: Password or robot token for that registry.
+    type: str
+  ca_file:
+    description: CA certificate that signed that registry's certificate.
+    type: path
+  tls_verify:
+    description: Verify the registry's TLS certificate.
+    type: bool
+    default: true
+  all_platforms:
+    description: Copy every platform of a multi-platform image (C(skopeo copy --all)).
+    type: bool
+    default: false
+  force:
+    description: With O(state=saved), download again even if the archive exists.
+    type: bool
+    default: false
+  skopeo_path:
+    description: The C(skopeo) executable.
+    type: path
+    default: skopeo
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: none
+requirements:
+  - skopeo 1.9 or later
+"""
+
+EXAMPLES = r"""
+- name: Save the EPP image for the air-gapped side
+  ai_platform.serving.image_archive:
+    state: saved
+    image: registry.k8s.io/gateway-api-inference-extension/epp:v1.2.0
+    archive: artifacts/images/epp-v1.2.0.tar
+
+- name: Upload it to Harbor
+  ai_platform.serving.image_archive:
+    state: pushed
+    archive: artifacts/images/epp-v1.2.0.tar
+    destination: harbor.example.com/images-shaide/gateway-api-inference-extension/epp:v1.2.0
+    username: robot$uploader
+    password: "{{ harbor_robot_token }}"
+    ca_file: /etc/pki/harbor-ca.crt
+  no_log: true
+"""
+
+RETURN = r"""
+digest:
+  description: Manifest digest of the archive.
+  returned: always
+  type: str
+archive:
+  description: Archive path.
+  returned: always
+  type: str
+previous_digest:
+  description: Digest the destination held before (null when absent).
+  returned: when O(state=pushed)
+  type: str
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.ai_platform.serving.plugins.module_utils import oci_archive, registry
+
+
+def argspec():
+    return dict(
+        state=dict(type="str", required=True, choices=["saved", "pushed"]),
+        image=dict(type="str"),
+        digest=dict(type="str"),
+        archive=dict(type="path", required=True),
+        destination=dict(type="str"),
+        username=dict(type="str"),
+        password=dict(type="str", no_log=True),
+        ca_file=dict(type="path"),
+        tls_verify=dict(type="bool", default=True),
+        all_platforms=dict(type="bool", default=False),
+        force=dict(type="bool", default=False),
+        skopeo_path=dict(type="path", default="skopeo"),
+    )
+
+
+def main():
+    module = AnsibleModule(argument_spec=argspec(), supports_check_mode=True,
+                           required_if=[("state", "saved", ["image"]), ("state", "pushed", ["destination"])])
+    params = module.params
+    ref = params["image"] if params["state"] == "saved" else params["destination"]
+    credentials = {oci_archive.registry_of(ref): (params["username"], params["password"])}
+    try:
+        with registry.AuthDir(credentials, params["ca_file"]) as auth:
+            skopeo = oci_archive.Skopeo(params["skopeo_path"], auth, params["tls_verify"])
+            step = oci_archive.save_image if params["state"] == "saved" else oci_archive.push_image
+            result = step(params, module.check_mode, skopeo)
+    except registry.RegistryError as exc:
+        module.fail_json(msg=str(exc))
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()
