@@ -21,14 +21,9 @@ import shutil
 import tempfile
 from collections import namedtuple
 
-Reference = namedtuple("Reference", ["registry", "repository", "tag", "digest"])
+from ansible_collections.ai_platform.serving.plugins.module_utils.model_source import parse_oci_reference
 
-_REF_RE = re.compile(
-    r"^(?P<registry>[A-Za-z0-9.-]+(?::[0-9]+)?|\[[0-9a-fA-F:]+\](?::[0-9]+)?)/"
-    r"(?P<repository>[a-z0-9]+(?:[._-]+[a-z0-9]+)*(?:/[a-z0-9]+(?:[._-]+[a-z0-9]+)*)*)"
-    r"(?::(?P<tag>[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}))?"
-    r"(?:@(?P<digest>sha256:[0-9a-f]{64}))?$"
-)
+Reference = namedtuple("Reference", ["registry", "repository", "tag", "digest"])
 
 AUTH_FAILURE_RE = re.compile(r"\b401\b|unauthorized|authentication required|invalid username/password", re.I)
 NOT_FOUND_RE = re.compile(r"\bnot found\b|manifest unknown|name unknown|\b404\b", re.I)
@@ -39,12 +34,12 @@ class RegistryError(Exception):
 
 
 def parse_reference(ref):
-    """Split ``host[:port]/repo/path[:tag][@sha256:...]``; raise RegistryError if malformed."""
-    match = _REF_RE.match(ref or "")
-    if not match:
-        raise RegistryError("%r is not a registry reference like harbor.example/project/name:tag" % (ref,))
-    return Reference(match.group("registry"), match.group("repository"),
-                     match.group("tag"), match.group("digest"))
+    """Split ``host[:port]/project/name[:tag][@sha256:...]``; raise RegistryError if malformed."""
+    try:
+        parts = parse_oci_reference(ref)
+    except ValueError as exc:
+        raise RegistryError("%r: %s" % (ref, exc))
+    return Reference(parts["registry"], parts["repository"], parts["tag"], parts["digest"])
 
 
 def pinned(ref, digest):
