@@ -1,0 +1,3 @@
+module lab.local/inference-sim-standin
+
+go 1.24

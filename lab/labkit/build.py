@@ -1,0 +1,223 @@
+"""Build pinned Go programs from the module proxy into a version-keyed cache.
+
+Each component is built in a generated wrapper module that requires the upstream module.
+A module whose go.mod replaces sibling modules by relative paths (Kubernetes staging, etcd)
+gets those replaced by their published release instead.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import log
+
+
+@dataclass(frozen=True)
+class GoComponent:
+    name: str
+    module: str
+    version: str
+    packages: tuple
+    replace_version: str = ""  # published version of placeholder-required staging modules
+    ldflags: tuple = ()
+    tags: str = ""
+    binary: str = ""  # output name for a single package whose path does not end in it
+
+    @property
+    def key(self):
+        return f"{self.name}-{self.version}"
+
+    def binaries(self):
+        if self.binary:
+            return (self.binary,)
+        return tuple(p.split("/")[-1] for p in self.packages)
+
+
+def _version_ldflags(version):
+    minor = version.lstrip("v").split(".")[1]
+    flags = []
+    for pkg in ("k8s.io/component-base/version", "k8s.io/client-go/pkg/version"):
+        flags += [
+            f"-X {pkg}.gitVersion={version}",
+            f"-X {pkg}.gitMajor=1",
+            f"-X {pkg}.gitMinor={minor}",
+            f"-X {pkg}.gitTreeState=clean",
+            f"-X {pkg}.buildDate=1970-01-01T00:00:00Z",
+        ]
+    return tuple(flags)
+
+
+def components(v):
+    """All Go programs the lab needs, from the pinned versions."""
+    k8s = v["KUBERNETES_VERSION"]
+    kube_cmds = ("kube-apiserver", "kube-controller-manager", "kube-scheduler",
+                 "kubelet", "kube-proxy", "kubectl")
+    return (
+        GoComponent(
+            name="kubernetes", module="k8s.io/kubernetes", version=k8s,
+            packages=tuple(f"k8s.io/kubernetes/cmd/{c}" for c in kube_cmds),
+            replace_version=v["KUBERNETES_STAGING_VERSION"],
+            ldflags=_version_ldflags(k8s), tags="providerless",
+        ),
+        GoComponent(
+            name="etcd", module="go.etcd.io/etcd/server/v3", version=v["ETCD_VERSION"],
+            packages=("go.etcd.io/etcd/server/v3",), binary="etcd",
+        ),
+        GoComponent(
+            name="helm", module="helm.sh/helm/v3", version=v["HELM_VERSION"],
+            packages=("helm.sh/helm/v3/cmd/helm",),
+            ldflags=(f"-X helm.sh/helm/v3/internal/version.version={v['HELM_VERSION']}",),
+        ),
+        GoComponent(name="oras", module="oras.land/oras", version=v["ORAS_VERSION"],
+                    packages=("oras.land/oras/cmd/oras",)),
+        GoComponent(name="coredns", module="github.com/coredns/coredns",
+                    version=v["COREDNS_VERSION"], packages=("github.com/coredns/coredns",)),
+        GoComponent(name="local-path-provisioner",
+                    module="github.com/rancher/local-path-provisioner",
+                    version=v["LOCAL_PATH_PROVISIONER_VERSION"],
+                    packages=("github.com/rancher/local-path-provisioner",)),
+    )
+
+
+def go_env():
+    return dict(os.environ, CGO_ENABLED="0", GOFLAGS="-trimpath -buildvcs=false")
+
+
+def mod_download(module_at_version):
+    """Download a module into the module cache and return `go mod download -json`."""
+    out = subprocess.run(["go", "mod", "download", "-json", module_at_version],
+                         check=True, capture_output=True, text=True, env=go_env()).stdout
+    info = json.loads(out)
+    if info.get("Error"):
+        raise RuntimeError(f"go mod download {module_at_version}: {info['Error']}")
+    return info
+
+
+def path_replaces(gomod_text):
+    """Modules an upstream go.mod replaces by a relative path (staging or sibling modules)."""
+    found = []
+    for line in gomod_text.splitlines():
+        m = re.match(r"\s*(?:replace\s+)?(\S+)\s+=>\s+(\.\.?/\S*)\s*$", line)
+        if m and "FORBIDDEN" not in m.group(2):
+            found.append(m.group(1))
+    return found
+
+
+def required_version(gomod_text, module):
+    """The version gomod_text requires of module, or None."""
+    m = re.search(rf"^\s*(?:require\s+)?{re.escape(module)}\s+(v\S+)", gomod_text, re.M)
+    return m.group(1) if m else None
+
+
+def placeholder_modules(gomod_text):
+    """Path-replaced modules required only at a v0.0.0 placeholder (Kubernetes staging).
+
+    Replace directives of a dependency are ignored, so these need a replace in the wrapper;
+    path-replaced modules required at a real version (etcd's siblings) resolve as they are.
+    """
+    return [m for m in path_replaces(gomod_text)
+            if (required_version(gomod_text, m) or "v0.0.0").startswith("v0.0.0")]
+
+
+def go_directive(gomod_text):
+    m = re.search(r"^go\s+(\S+)", gomod_text, re.M)
+    return m.group(1) if m else "1.22"
+
+
+def wrapper_gomod(comp, upstream_gomod):
+    godebug = re.findall(r"^godebug\s.*$", upstream_gomod, re.M)  # keep upstream's run-time defaults
+    lines = [f"module lab.local/build/{comp.name}", "", f"go {go_directive(upstream_gomod)}", "",
+             *godebug, f"require {comp.module} {comp.version}", ""]
+    replaced = [m for m in placeholder_modules(upstream_gomod) if m != comp.module]
+    if replaced:
+        lines.append("replace (")
+        lines += [f"\t{m} => {m} {comp.replace_version}" for m in replaced]
+        lines.append(")")
+    return "\n".join(lines) + "\n"
+
+
+def _stamp(comp):
+    go_version = subprocess.run(["go", "env", "GOVERSION"], capture_output=True, text=True,
+                                check=True).stdout.strip()
+    return json.dumps({"module": comp.module, "version": comp.version, "go": go_version,
+                       "replace": comp.replace_version, "ldflags": list(comp.ldflags),
+                       "tags": comp.tags}, sort_keys=True)
+
+
+def is_cached(comp, cache):
+    out = cache / comp.key
+    stamp = out / "stamp.json"
+    if not stamp.exists() or stamp.read_text() != _stamp(comp):
+        return False
+    return all((out / "bin" / b).exists() for b in comp.binaries())
+
+
+def build(comp, cache, log_dir):
+    """Build comp into cache/<key>/bin unless a matching build is there."""
+    out = cache / comp.key
+    if is_cached(comp, cache):
+        log.info(f"{comp.key}: cached")
+        return out / "bin"
+    started = time.monotonic()
+    src = out / "src"
+    src.mkdir(parents=True, exist_ok=True)
+    info = mod_download(f"{comp.module}@{comp.version}")
+    (src / "go.mod").write_text(wrapper_gomod(comp, Path(info["GoMod"]).read_text()))
+    (src / "go.sum").touch()
+    logfile = log_dir / f"build-{comp.name}.log"
+    log.info(f"{comp.key}: building (log: {logfile})")
+    with open(logfile, "w") as fh:
+        run = lambda args: subprocess.run(args, cwd=src, env=go_env(), stdout=fh,
+                                          stderr=subprocess.STDOUT, check=True)
+        run(["go", "get"] + [f"{p}@{comp.version}" for p in comp.packages])
+        bin_dir = out / "bin"
+        bin_dir.mkdir(exist_ok=True)
+        ldflags = " ".join(("-s", "-w") + comp.ldflags)
+        tags = ["-tags", comp.tags] if comp.tags else []
+        target = bin_dir / comp.binary if comp.binary else str(bin_dir) + "/"
+        run(["go", "build"] + tags + ["-ldflags", ldflags, "-o", str(target)] + list(comp.packages))
+    (out / "stamp.json").write_text(_stamp(comp))
+    log.info(f"{comp.key}: built in {time.monotonic() - started:.0f}s")
+    return out / "bin"
+
+
+def build_c_static(source, output):
+    """The pause program: a static C binary, no libc dependencies at run time."""
+    if output.exists() and output.stat().st_mtime >= source.stat().st_mtime:
+        return output
+    output.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["cc", "-static", "-Os", "-s", "-o", str(output), str(source)], check=True)
+    return output
+
+
+def build_go_local(src_dir, output, log_dir):
+    """A program whose source is in this repository (stdlib only)."""
+    newest = max(p.stat().st_mtime for p in src_dir.iterdir())
+    if output.exists() and output.stat().st_mtime >= newest:
+        return output
+    output.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_dir / f"build-{src_dir.name}.log", "w") as fh:
+        subprocess.run(["go", "build", "-ldflags", "-s -w", "-o", str(output), "."], cwd=src_dir,
+                       env=go_env(), stdout=fh, stderr=subprocess.STDOUT, check=True)
+    return output
+
+
+def link_bins(bin_dirs, lab_bin):
+    """Put every built program on one PATH directory under the lab dir."""
+    lab_bin.mkdir(parents=True, exist_ok=True)
+    for d in bin_dirs:
+        for exe in d.iterdir():
+            target = lab_bin / exe.name
+            if target.is_symlink() or target.exists():
+                target.unlink()
+            target.symlink_to(exe)
+
+
+def copy_file(src, dst):
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(src, dst)

@@ -1,0 +1,285 @@
+"""lab up / down / status / env."""
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+from . import build, host, images, kube, log, procs, registry
+from .config import (HARBOR_HOST, HARBOR_USER, HOST_IP, LAB_SRC, load_versions,
+                     node_name)
+
+# Start order; down stops them in reverse.
+CONTROL_PLANE = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler")
+NODE = ("containerd", "coredns", "kubelet", "kube-proxy", "local-path-provisioner")
+DAEMONS = ("registry",) + CONTROL_PLANE + NODE
+
+
+# ---------------------------------------------------------------- build
+
+
+def build_all(paths, versions):
+    """All programs, from the cache when their version key matches; linked into <lab>/bin."""
+    paths.logs.mkdir(parents=True, exist_ok=True)
+    bin_dirs = [build.build(c, paths.cache, paths.logs) for c in build.components(versions)]
+    local_bin = paths.cache / "local" / "bin"
+    build.build_c_static(LAB_SRC / "images" / "pause" / "pause.c", local_bin / "pause")
+    build.build_go_local(LAB_SRC / "images" / "inference-sim-standin",
+                         local_bin / "inference-sim-standin", paths.logs)
+    build.link_bins(bin_dirs + [local_bin], paths.bin)
+    return paths.bin
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def kubectl(paths, *args, check=True, capture=True, input_text=None):
+    return subprocess.run([str(paths.bin / "kubectl"), "--kubeconfig", str(paths.kubeconfig),
+                           *map(str, args)], check=check, text=True, capture_output=capture,
+                          input=input_text)
+
+
+def wait_for(what, probe, timeout, logfile=None):
+    deadline = time.monotonic() + timeout
+    while not probe():
+        if time.monotonic() > deadline:
+            hint = f"; see {logfile}" if logfile else ""
+            raise RuntimeError(f"timed out after {timeout}s waiting for {what}{hint}")
+        time.sleep(0.5)
+
+
+def _http_ok(url):
+    try:
+        with urllib.request.urlopen(url, timeout=2) as resp:
+            return resp.status == 200
+    except OSError:
+        return False
+
+
+def _apiserver_ready(paths):
+    return kubectl(paths, "get", "--raw", "/readyz", check=False).returncode == 0
+
+
+def _node_ready(paths):
+    out = kubectl(paths, "get", "node", node_name(), "-o", "json", check=False)
+    if out.returncode != 0:
+        return False
+    conditions = json.loads(out.stdout)["status"].get("conditions", [])
+    return any(c["type"] == "Ready" and c["status"] == "True" for c in conditions)
+
+
+# ---------------------------------------------------------------- up
+
+
+def up(paths):
+    started = time.monotonic()
+    versions = load_versions()
+    host.ensure_debian_packages(versions["DEBIAN_PACKAGES"].split())
+    bin_dir = build_all(paths, versions)
+    for d in (paths.run, paths.data, paths.etc):
+        d.mkdir(parents=True, exist_ok=True)
+    host.ensure_kernel_settings()
+    host.ensure_bridge()
+    host.ensure_egress_guard()
+    host.set_hosts_entries([HARBOR_HOST])
+    kube.write_pki(paths)
+    token = registry.ensure_credentials(paths)
+    registry.start(paths)
+    push_images(paths, versions, bin_dir, token)
+    start_control_plane(paths, bin_dir)
+    apply_cluster_objects(paths, versions)
+    start_node(paths, bin_dir, versions, token)
+    write_env_file(paths)
+    log.info(f"lab is up in {time.monotonic() - started:.0f}s; node {node_name()} is Ready")
+    log.info(f"use it with: eval \"$({LAB_SRC / 'lab'} env)\"")
+
+
+def push_images(paths, versions, bin_dir, token):
+    bins = {name: (bin_dir / name).resolve() for name in
+            ("pause", "oras", "inference-sim-standin")}
+    lab_images = images.lab_images(versions, bins, paths.ca_cert)
+    images.build_and_push(paths, lab_images, token, registry.trust_dir(paths))
+
+
+def start_control_plane(paths, bin_dir):
+    procs.start(paths, "etcd", kube.etcd_argv(paths, bin_dir))
+    wait_for("etcd", lambda: _http_ok("http://127.0.0.1:2379/health"), 60,
+             paths.logs / "etcd.log")
+    procs.start(paths, "kube-apiserver", kube.apiserver_argv(paths, bin_dir))
+    wait_for("kube-apiserver", lambda: _apiserver_ready(paths), 120,
+             paths.logs / "kube-apiserver.log")
+    procs.start(paths, "kube-controller-manager", kube.controller_manager_argv(paths, bin_dir))
+    procs.start(paths, "kube-scheduler", kube.scheduler_argv(paths, bin_dir))
+
+
+def crd_files(versions):
+    """CRD manifests from the Go modules that publish them, read from the module cache."""
+    gw = build.mod_download(f"sigs.k8s.io/gateway-api@{versions['GATEWAY_API_VERSION']}")
+    gaie = build.mod_download(
+        f"sigs.k8s.io/gateway-api-inference-extension@{versions['GAIE_VERSION']}")
+    files = sorted(Path(gw["Dir"], "config", "crd", "standard").glob("*.yaml"))
+    files += sorted(Path(gaie["Dir"], "config", "crd", "bases").glob("*.yaml"))
+    return files
+
+
+def apply_cluster_objects(paths, versions):
+    kubectl(paths, "apply", "-f", LAB_SRC / "manifests" / "addons.yaml")
+    args = ["apply", "--server-side", "--force-conflicts"]
+    for f in crd_files(versions):
+        args += ["-f", f]
+    kubectl(paths, *args)
+    log.info("applied add-on RBAC, default StorageClass and Gateway API / InferencePool CRDs")
+
+
+def start_node(paths, bin_dir, versions, token):
+    sandbox = f"registry.k8s.io/pause:{versions['PAUSE_TAG']}"
+    kube.write_containerd_config(paths, token, sandbox)
+    procs.start(paths, "containerd", kube.containerd_argv(paths))
+    sock = kube.containerd_socket(paths)
+    wait_for("containerd", sock.exists, 30, paths.logs / "containerd.log")
+    procs.start(paths, "coredns", kube.coredns_argv(paths, bin_dir))
+    procs.start(paths, "kubelet", kube.kubelet_argv(paths, bin_dir))
+    procs.start(paths, "kube-proxy", kube.kube_proxy_argv(paths, bin_dir))
+    helper = f"docker.io/library/busybox:{versions['BUSYBOX_TAG']}"
+    procs.start(paths, "local-path-provisioner",
+                kube.local_path_provisioner_argv(paths, bin_dir, helper))
+    wait_for(f"node {node_name()} Ready", lambda: _node_ready(paths), 180,
+             paths.logs / "kubelet.log")
+
+
+# ---------------------------------------------------------------- env / status
+
+
+def env_vars(paths):
+    token = paths.harbor_token.read_text().strip() if paths.harbor_token.exists() else ""
+    return {
+        "AIPS_LAB_DIR": str(paths.root),
+        "KUBECONFIG": str(paths.kubeconfig),
+        "AIPS_LAB_NODE": node_name(),
+        "AIPS_LAB_HOST_IP": HOST_IP,
+        "AIPS_LAB_HARBOR_HOST": HARBOR_HOST,
+        "AIPS_LAB_HARBOR_USER": HARBOR_USER,
+        "AIPS_LAB_HARBOR_TOKEN": token,
+        "AIPS_LAB_CA": str(paths.ca_cert),
+        "AIPS_LAB_DOCKER_CONFIG": str(paths.docker_config),
+        "CONTAINERD_ADDRESS": str(kube.containerd_socket(paths)),
+        "CONTAINERD_NAMESPACE": "k8s.io",
+    }
+
+
+def env_text(paths):
+    lines = [f"export {k}={shlex.quote(v)}\n" for k, v in env_vars(paths).items()]
+    lines.append(f'export PATH={shlex.quote(str(paths.bin))}:"$PATH"\n')
+    return "".join(lines)
+
+
+def write_env_file(paths):
+    path = paths.root / "env.sh"
+    path.write_text(env_text(paths))
+    path.chmod(0o600)
+
+
+def status(paths):
+    """Print each daemon's PID and the cluster's health; return True when all is well."""
+    healthy = True
+    for name in DAEMONS:
+        pid = procs.read_pid(paths, name)
+        healthy &= bool(pid)
+        print(f"{name:24} {'running pid ' + str(pid) if pid else 'NOT RUNNING'}")
+    api = paths.kubeconfig.exists() and (paths.bin / "kubectl").exists() and _apiserver_ready(paths)
+    node = api and _node_ready(paths)
+    print(f"{'apiserver /readyz':24} {'ok' if api else 'FAIL'}")
+    print(f"{'node ' + node_name():24} {'Ready' if node else 'NOT READY'}")
+    print(f"{'kubeconfig':24} {paths.kubeconfig}")
+    return healthy and api and node
+
+
+# ---------------------------------------------------------------- down
+
+
+def down(paths, purge=False):
+    for name in ("local-path-provisioner", "kube-proxy", "coredns", "kubelet"):
+        procs.stop(paths, name)
+    if (paths.bin / "kube-proxy").exists():
+        subprocess.run([str(paths.bin / "kube-proxy"), "--cleanup"], capture_output=True)
+    netns = stop_containers(paths)
+    procs.stop(paths, "containerd")
+    stop_orphan_shims(paths)
+    for name in reversed(("registry",) + CONTROL_PLANE):
+        procs.stop(paths, name)
+    for name in procs.recorded(paths):  # anything else the lab recorded
+        procs.stop(paths, name)
+    host.unmount_all(host.mounts_under(paths.root))
+    host.unmount_all(netns)
+    for ns in netns:
+        Path(ns).unlink(missing_ok=True)
+    shutil.rmtree(paths.data / "cni-ipam", ignore_errors=True)
+    host.remove_cgroups()
+    host.remove_egress_guard()
+    host.remove_bridge()
+    host.set_hosts_entries([])
+    if purge:
+        shutil.rmtree(paths.root)
+        log.info(f"removed {paths.root}")
+    log.info("lab is down")
+
+
+def _ctr(paths, *args):
+    return subprocess.run(["ctr", "--address", str(kube.containerd_socket(paths)),
+                           "--namespace", "k8s.io", *args], capture_output=True, text=True)
+
+
+def stop_containers(paths):
+    """Kill and delete every container task; return the pod network namespaces to remove."""
+    if not procs.read_pid(paths, "containerd"):
+        return []
+    netns = set()
+    for cid in _ctr(paths, "containers", "ls", "-q").stdout.split():
+        info = _ctr(paths, "containers", "info", cid)
+        if info.returncode == 0:
+            spec = json.loads(info.stdout).get("Spec") or {}
+            for ns in spec.get("linux", {}).get("namespaces", []):
+                if ns.get("type") == "network" and ns.get("path", "").startswith("/var/run/netns/"):
+                    netns.add(ns["path"])
+        _ctr(paths, "tasks", "kill", "--signal", "SIGKILL", cid)
+    for cid in _ctr(paths, "tasks", "ls", "-q").stdout.split():
+        for _ in range(50):
+            if _ctr(paths, "tasks", "delete", cid).returncode == 0:
+                break
+            time.sleep(0.1)
+    return sorted(netns)
+
+
+def stop_orphan_shims(paths):
+    """containerd's shims serve our socket only; any left behind carry its path on their command line."""
+    sock = str(kube.containerd_socket(paths))
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if cmdline and cmdline[0].endswith(b"containerd-shim-runc-v2") and sock.encode() in cmdline:
+            os.kill(int(proc.name), 9)
+            log.info(f"killed leftover shim pid {proc.name}")
+
+
+def lab_processes(paths):
+    """PIDs whose executable or command line points into the lab's directories."""
+    markers = (str(paths.root).encode(), str(paths.cache).encode())
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if any(m in cmdline for m in markers):
+            found.append(int(proc.name))
+    return found

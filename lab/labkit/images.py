@@ -1,0 +1,87 @@
+"""The images the lab builds from local binaries and pushes to its registry.
+
+Every image is pushed under its air-gapped Harbor name and under the repository path of its
+cloud name; containerd serves the cloud registries (docker.io, ghcr.io, registry.k8s.io) from
+that path through its hosts.toml mirror.
+"""
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import log, oci
+from .config import HARBOR_HOST, HARBOR_USER, HOST_IP
+
+BUSYBOX = Path("/bin/busybox")
+
+
+@dataclass(frozen=True)
+class Image:
+    harbor_name: str  # project/repository:tag in the Harbor stand-in
+    cloud_name: str  # registry/repository:tag as a cloud cluster would pull it
+    layers: tuple
+    entrypoint: tuple = ()
+    cmd: tuple = ()
+    workdir: str = ""
+
+    @property
+    def tag(self):
+        return self.harbor_name.rsplit(":", 1)[1]
+
+    def mirror_path(self):
+        """Repository path the mirror serves for the cloud name (registry host removed)."""
+        return self.cloud_name.split("/", 1)[1]
+
+
+def busybox_layer(ca_cert: Path):
+    """busybox with every applet linked, root's home, /tmp and the lab CA as system trust."""
+    layer = oci.Layer()
+    layer.add_file("bin/busybox", BUSYBOX.read_bytes(), 0o755)
+    applets = subprocess.run([str(BUSYBOX), "--list-full"], check=True, capture_output=True,
+                             text=True).stdout.split()
+    for applet in applets:
+        if applet != "bin/busybox":
+            layer.symlinks[applet] = "/bin/busybox"
+    layer.add_file("etc/passwd", b"root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534::/:/bin/false\n")
+    layer.add_file("etc/group", b"root:x:0:\nnobody:x:65534:\n")
+    layer.add_file("etc/ssl/certs/ca-certificates.crt", ca_cert.read_bytes())
+    layer.dirs.update({"tmp": 0o1777, "root": 0o700, "workspace": 0o755})
+    return layer
+
+
+def single_file_layer(path_in_image, source: Path):
+    layer = oci.Layer()
+    layer.add_file(path_in_image, source.read_bytes(), 0o755)
+    return layer
+
+
+def lab_images(versions, bins: dict, ca_cert: Path):
+    """bins maps program names to built binaries (pause, oras, inference-sim-standin)."""
+    base = busybox_layer(ca_cert)
+    oras_tag, sim_tag = versions["ORAS_VERSION"], versions["INFERENCE_SIM_TAG"]
+    pause_tag, busybox_tag = versions["PAUSE_TAG"], versions["BUSYBOX_TAG"]
+    return (
+        Image(f"images-infra/pause:{pause_tag}", f"registry.k8s.io/pause:{pause_tag}",
+              (single_file_layer("pause", bins["pause"]),), entrypoint=("/pause",)),
+        Image(f"images-infra/library/busybox:{busybox_tag}",
+              f"docker.io/library/busybox:{busybox_tag}", (base,), cmd=("sh",)),
+        Image(f"images-infra/oras-project/oras:{oras_tag}", f"ghcr.io/oras-project/oras:{oras_tag}",
+              (base, single_file_layer("bin/oras", bins["oras"])),
+              entrypoint=("/bin/oras",), workdir="/workspace"),
+        Image(f"images-shaide/llm-d/llm-d-inference-sim:{sim_tag}",
+              f"ghcr.io/llm-d/llm-d-inference-sim:{sim_tag}",
+              (base, single_file_layer("app/llm-d-inference-sim", bins["inference-sim-standin"])),
+              entrypoint=("/app/llm-d-inference-sim",)),
+    )
+
+
+def build_and_push(paths, images, token, cert_dir):
+    layout = paths.data / "oci-layout"
+    creds = f"{HARBOR_USER}:{token}"
+    for image in images:
+        ref_name = image.mirror_path().replace("/", "_").replace(":", "-")
+        digest = oci.write_image(layout, ref_name, image.layers, entrypoint=image.entrypoint,
+                                 cmd=image.cmd, workdir=image.workdir)
+        for dest in (f"{HARBOR_HOST}/{image.harbor_name}", f"{HOST_IP}/{image.mirror_path()}"):
+            oci.push(layout, ref_name, dest, cert_dir, creds)
+        log.info(f"pushed {image.harbor_name} and {image.cloud_name} ({digest[:19]})")

@@ -1,0 +1,72 @@
+"""Fixtures for the lab tests. They need a running lab (`lab/lab up`) and fail without one.
+
+The `lab down` test stops the lab; it runs only with AIPS_LAB_DOWN_TEST=1 and then last.
+"""
+
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from labctl import LAB, Kube, docker_config_secret, lab_env  # noqa: E402
+
+DOWN_TEST = "test_lab_down_leaves_nothing_running"
+
+
+def pytest_collection_modifyitems(config, items):
+    down = [i for i in items if i.name == DOWN_TEST]
+    rest = [i for i in items if i.name != DOWN_TEST]
+    if os.environ.get("AIPS_LAB_DOWN_TEST") == "1":
+        items[:] = rest + down
+    else:
+        items[:] = rest
+        config.hook.pytest_deselected(items=down)
+
+
+@pytest.fixture(scope="session")
+def env():
+    status = subprocess.run([str(LAB), "status"], capture_output=True, text=True)
+    if status.returncode != 0:
+        pytest.fail(f"the lab is not up (run `lab/lab up`):\n{status.stdout}{status.stderr}",
+                    pytrace=False)
+    return lab_env()
+
+
+@pytest.fixture(scope="session")
+def kube(env):
+    return Kube(env)
+
+
+@pytest.fixture(scope="session")
+def versions():
+    text = (LAB.parent / "versions.env").read_text()
+    pairs = (line.split("=", 1) for line in text.splitlines() if "=" in line and not line.startswith("#"))
+    return {k: v.strip('"') for k, v in pairs}
+
+
+@pytest.fixture
+def namespace(kube):
+    """A fresh namespace per test, deleted afterwards."""
+    name = f"labtest-{uuid.uuid4().hex[:8]}"
+    kube.run("create", "namespace", name)
+    kube.wait_for(f"default service account in {name}",
+                  lambda: kube.run("get", "sa", "default", "-n", name, check=False).returncode == 0)
+    yield name
+    kube.run("delete", "namespace", name, "--wait=false", check=False)
+
+
+@pytest.fixture
+def harbor_creds(kube, env, namespace):
+    """The `harbor-creds` pull secret, as the collection creates it per model namespace."""
+    kube.apply(docker_config_secret("harbor-creds", env), namespace=namespace)
+    return "harbor-creds"
+
+
+@pytest.fixture(scope="session")
+def busybox_image(env, versions):
+    return f"{env['AIPS_LAB_HARBOR_HOST']}/images-infra/library/busybox:{versions['BUSYBOX_TAG']}"
