@@ -1,0 +1,228 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""model_sync role against a real registry with the real MiniLM weights.
+
+Ordered: the first test publishes, the next ones re-run on what it left.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+import yaml
+
+import hub_fixture
+
+REPO = hub_fixture.MINILM_REPO
+COMMIT = hub_fixture.MINILM_COMMIT
+NEW_COMMIT = "0" * 39 + "1"
+UPLOADS = ("PUT", "PATCH", "POST")
+
+
+def role_vars(registry, tools, tmp_path, hub, revision="main", **overrides):
+    variables = dict(
+        model_sync_models=[dict(repo_id=REPO, revision=revision, tag="v1", source="local_cache", local_path=hub,
+                                artifact="all-minilm-l6-v2")],
+        model_sync_registry=registry.relay_host,
+        model_sync_lock_registry="harbor.harbor.svc.cluster.local",
+        model_sync_registry_user=registry.user,
+        model_sync_registry_token=registry.password,
+        model_sync_ca_file=registry.ca,
+        model_sync_oras_path=tools["oras"],
+        model_sync_work_dir=str(LOCK.parent / "work"),
+        model_sync_lock_file=str(LOCK),
+    )
+    variables.update(overrides)
+    return variables
+
+
+LOCK = None
+
+
+@pytest.fixture(scope="module", autouse=True)
+def lock_file(tmp_path_factory):
+    global LOCK
+    LOCK = tmp_path_factory.mktemp("lock") / "models.lock.yml"
+    return LOCK
+
+
+def read_lock():
+    return yaml.safe_load(LOCK.read_text())["models"]["harbor.harbor.svc.cluster.local/ai-models/all-minilm-l6-v2:v1"]
+
+
+def uploads_since(registry, mark):
+    time.sleep(0.3)  # let the registry flush its access log
+    return [r for r in registry.requests_since(mark) if r[0] in UPLOADS]
+
+
+def uploaded_digests(requests):
+    found = set()
+    for method, path in requests:
+        if method == "PUT" and "digest=sha256%3A" in path:
+            found.add("sha256:" + path.split("digest=sha256%3A", 1)[1].split("&", 1)[0])
+    return found
+
+
+def sha256_text(text):
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def sha256_file(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return "sha256:" + digest.hexdigest()
+
+
+def test_publish_pull_and_resolve_offline(registry, tools, tmp_path, minilm_hub, run_role):
+    run = run_role("model_sync", role_vars(registry, tools, tmp_path, minilm_hub))
+    assert run.rc == 0, run
+    assert run.changed >= 1, run
+    entry = read_lock()
+    assert entry["revision"] == COMMIT
+    assert entry["repo_id"] == REPO
+    assert entry["file_count"] == 13
+    assert entry["digest"].startswith("sha256:")
+    assert entry["pinned_reference"] == "harbor.harbor.svc.cluster.local/ai-models/all-minilm-l6-v2@" + entry["digest"]
+    snapshot = os.path.join(minilm_hub, "models--sentence-transformers--all-MiniLM-L6-v2", "snapshots", COMMIT)
+    assert entry["size"] == sum(os.path.getsize(os.path.join(d, f)) for d, _s, fs in os.walk(snapshot)
+                                for f in fs) + len(COMMIT)
+
+    # Pull it back with the oras CLI into an empty hub/ and let huggingface_hub resolve it offline.
+    hub = tmp_path / "pulled" / "hub"
+    hub.mkdir(parents=True)
+    config = registry.docker_config(str(tmp_path / "auth.json"))
+    pulled = "%s/ai-models/all-minilm-l6-v2@%s" % (registry.host, entry["digest"])
+    proc = subprocess.run([tools["oras"], "pull", "--registry-config", config, "--ca-file", registry.ca, pulled],
+                          cwd=str(hub), capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    script = ("import sys; from huggingface_hub import snapshot_download; "
+              "print(snapshot_download(sys.argv[1], local_files_only=True))")
+    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_HUB_CACHE=str(hub), HF_HOME=str(tmp_path / "hf-home"))
+    proc = subprocess.run([sys.executable, "-c", script, REPO], env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    resolved = proc.stdout.strip()
+    assert resolved == str(hub / "models--sentence-transformers--all-MiniLM-L6-v2" / "snapshots" / COMMIT)
+    weights = os.path.join(resolved, "model.safetensors")
+    assert not os.path.islink(weights)
+    assert sha256_file(weights) == sha256_file(os.path.join(snapshot, "model.safetensors"))
+
+
+def test_unchanged_rerun_sends_no_blob_bytes(registry, tools, tmp_path, minilm_hub, run_role):
+    before = read_lock()
+    mark = registry.log_mark()
+    registry.relay.reset()
+    run = run_role("model_sync", role_vars(registry, tools, tmp_path, minilm_hub))
+    assert run.rc == 0, run
+    assert run.changed == 0, run
+    assert uploads_since(registry, mark) == []
+    # Only TLS handshakes and two manifest GETs travel; far below the smallest layer set.
+    print("unchanged re-run: %d bytes sent to the registry" % registry.relay.sent)
+    assert registry.relay.sent < 32 * 1024
+    assert read_lock() == before
+
+
+def test_check_mode_reports_a_new_revision_without_pushing(registry, tools, tmp_path, minilm_hub, run_role):
+    hub = new_revision(tmp_path, minilm_hub)
+    mark = registry.log_mark()
+    run = run_role("model_sync", role_vars(registry, tools, tmp_path, hub, revision=NEW_COMMIT), check=True)
+    assert run.rc == 0, run
+    assert run.changed >= 1, run
+    assert uploads_since(registry, mark) == []
+    assert read_lock()["revision"] == COMMIT
+
+
+def new_revision(tmp_path, minilm_hub):
+    """A copy of the cache with a second commit whose README.md differs (a new git blob)."""
+    hub = str(tmp_path / "hub2")
+    if os.path.exists(hub):
+        return hub
+    shutil.copytree(minilm_hub, hub, symlinks=True)
+    readme = tmp_path / "README.md"
+    repo = os.path.join(hub, "models--sentence-transformers--all-MiniLM-L6-v2")
+    shutil.copyfile(os.path.join(repo, "snapshots", COMMIT, "README.md"), str(readme))
+    with open(str(readme), "a") as handle:
+        handle.write("\nA second revision.\n")
+    model_dir = tmp_path / "model2"
+    shutil.copytree(os.path.join(repo, "snapshots", COMMIT), str(model_dir))
+    shutil.copyfile(str(readme), str(model_dir / "README.md"))
+    hub_fixture.build_hub_cache(str(model_dir), hub, REPO, NEW_COMMIT)
+    return hub
+
+
+def test_one_changed_file_sends_only_that_layer(registry, tools, tmp_path, minilm_hub, run_role):
+    hub = new_revision(tmp_path, minilm_hub)
+    readme = os.path.join(hub, "models--sentence-transformers--all-MiniLM-L6-v2", "snapshots", NEW_COMMIT, "README.md")
+    mark = registry.log_mark()
+    registry.relay.reset()
+    run = run_role("model_sync", role_vars(registry, tools, tmp_path, hub, revision=NEW_COMMIT))
+    assert run.rc == 0, run
+    assert run.changed >= 1, run
+    sent = uploaded_digests(uploads_since(registry, mark))
+    # The changed README and the new refs/main are the only blobs; every other layer was skipped.
+    assert sent == {sha256_file(readme), sha256_text(NEW_COMMIT)}, sent
+    readme_size = os.path.getsize(readme)
+    print("one changed file (%d bytes): %d bytes sent" % (readme_size, registry.relay.sent))
+    assert registry.relay.sent < readme_size + 64 * 1024
+    assert read_lock()["revision"] == NEW_COMMIT
+
+
+def test_corrupted_file_is_refused_before_any_push(registry, tools, tmp_path, minilm_hub, run_role):
+    hub = str(tmp_path / "corrupt")
+    shutil.copytree(minilm_hub, hub, symlinks=True)
+    snapshot = os.path.join(hub, "models--sentence-transformers--all-MiniLM-L6-v2", "snapshots", COMMIT)
+    blob = os.path.realpath(os.path.join(snapshot, "model.safetensors"))
+    with open(blob, "r+b") as handle:
+        handle.seek(1000)
+        handle.write(b"\x00corrupt")
+    mark = registry.log_mark()
+    lock_before = LOCK.read_text()
+    run = run_role("model_sync", role_vars(registry, tools, tmp_path, hub, model_sync_models=[dict(
+        repo_id=REPO, revision="main", tag="corrupt", source="local_cache", local_path=hub)]))
+    assert run.rc != 0, run
+    assert "model.safetensors" in run.output and "failed verification" in run.output, run
+    time.sleep(0.3)
+    assert registry.requests_since(mark) == []
+    assert LOCK.read_text() == lock_before
+
+
+def test_wrong_password_names_the_registry_and_hides_it(registry, tools, tmp_path, minilm_hub, run_role):
+    wrong = "Wr0ng-" + os.urandom(8).hex()
+    run = run_role("model_sync", role_vars(registry, tools, tmp_path, minilm_hub, model_sync_registry_token=wrong),
+                   verbosity=4)
+    assert run.rc != 0, run
+    assert "registry %s rejected the credentials" % registry.relay_host in run.output, run
+    assert wrong not in run.output
+
+
+def test_real_password_never_printed_at_vvvv(registry, tools, tmp_path, minilm_hub, run_role):
+    run = run_role("model_sync", role_vars(registry, tools, tmp_path, minilm_hub), verbosity=4)
+    assert run.rc == 0, run
+    assert registry.password not in run.output
+
+
+def test_plain_directory_source(registry, tools, tmp_path, run_role):
+    model_dir = hub_fixture.minilm_dir()
+    run = run_role("model_sync", role_vars(registry, tools, tmp_path, None, model_sync_models=[dict(
+        repo_id=REPO, revision=COMMIT, tag="from-dir", source="local_dir", local_path=model_dir,
+        artifact="all-minilm-l6-v2")]))
+    assert run.rc == 0, run
+    lock = yaml.safe_load(LOCK.read_text())["models"]
+    entry = lock["harbor.harbor.svc.cluster.local/ai-models/all-minilm-l6-v2:from-dir"]
+    # Same files, same commit: the reproducible manifest gives the digest of the cache-built artifact.
+    assert entry["file_count"] == 13
+    first = subprocess.run([tools["oras"], "manifest", "fetch", "--descriptor", "--registry-config",
+                            registry.docker_config(str(tmp_path / "a.json")), "--ca-file", registry.ca,
+                            "%s/ai-models/all-minilm-l6-v2:from-dir" % registry.host],
+                           capture_output=True, text=True)
+    assert entry["digest"] in first.stdout
