@@ -148,7 +148,11 @@ class Registry:
             raise RuntimeError("%s not found: apt-get install docker-registry" % REGISTRY_BIN)
         certs = os.path.join(self.workdir, "certs")
         os.makedirs(certs)
-        self.ca, crt, key = make_ca_and_cert(certs)
+        ca, crt, key = make_ca_and_cert(certs)
+        # The CA alone in its own directory: skopeo's --cert-dir would take server.crt/key as a client pair.
+        os.makedirs(os.path.join(self.workdir, "ca"))
+        self.ca = os.path.join(self.workdir, "ca", "ca.crt")
+        shutil.copyfile(ca, self.ca)
         htpasswd = os.path.join(self.workdir, "htpasswd")
         with open(htpasswd, "w") as handle:
             # cost 4: every basic-auth request is checked, keep it cheap in tests

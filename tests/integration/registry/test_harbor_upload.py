@@ -1,0 +1,185 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""harbor_upload role against a real registry: images, charts, registries.yaml.
+
+One repository of the loopback registry stands in for the public registry
+(``upstream/...``); the role saves from there and uploads into project paths.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import gzip
+import hashlib
+import io
+import json
+import os
+import subprocess
+import tarfile
+
+import pytest
+import yaml
+
+SIM = "upstream/llm-d/llm-d-inference-sim:v0.7.1"
+
+
+def _blob(layout, data):
+    digest = hashlib.sha256(data).hexdigest()
+    path = os.path.join(layout, "blobs", "sha256", digest)
+    with open(path, "wb") as handle:
+        handle.write(data)
+    return {"digest": "sha256:" + digest, "size": len(data)}
+
+
+def build_oci_layout(layout, tag):
+    """A one-layer image (a single file) as an OCI image layout, built by hand."""
+    os.makedirs(os.path.join(layout, "blobs", "sha256"))
+    tar_bytes = io.BytesIO()
+    with tarfile.open(fileobj=tar_bytes, mode="w") as tar:
+        content = b"stand-in for llm-d-inference-sim\n"
+        info = tarfile.TarInfo("hello.txt")
+        info.size = len(content)
+        info.mtime = 0
+        tar.addfile(info, io.BytesIO(content))
+    raw = tar_bytes.getvalue()
+    layer = _blob(layout, gzip.compress(raw, mtime=0))
+    layer["mediaType"] = "application/vnd.oci.image.layer.v1.tar+gzip"
+    config = _blob(layout, json.dumps({
+        "architecture": "amd64", "os": "linux", "config": {},
+        "rootfs": {"type": "layers", "diff_ids": ["sha256:" + hashlib.sha256(raw).hexdigest()]}}).encode())
+    config["mediaType"] = "application/vnd.oci.image.config.v1+json"
+    manifest = _blob(layout, json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+                                         "config": config, "layers": [layer]}).encode())
+    manifest.update(mediaType="application/vnd.oci.image.manifest.v1+json",
+                    annotations={"org.opencontainers.image.ref.name": tag})
+    with open(os.path.join(layout, "index.json"), "w") as handle:
+        json.dump({"schemaVersion": 2, "manifests": [manifest]}, handle)
+    with open(os.path.join(layout, "oci-layout"), "w") as handle:
+        json.dump({"imageLayoutVersion": "1.0.0"}, handle)
+    return manifest["digest"]
+
+
+def skopeo_digest(tools, registry, auth, ref):
+    proc = subprocess.run([tools["skopeo"], "inspect", "--raw", "--authfile", auth, "--cert-dir",
+                           os.path.dirname(registry.ca), "docker://" + ref], capture_output=True)
+    assert proc.returncode == 0, proc.stderr
+    return "sha256:" + hashlib.sha256(proc.stdout).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def upstream(registry, tools, tmp_path_factory):
+    """Seed the stand-in public repositories: one image, one chart."""
+    work = tmp_path_factory.mktemp("upstream")
+    auth = registry.docker_config(str(work / "auth.json"))
+    digest = build_oci_layout(str(work / "layout"), "v0.7.1")
+    subprocess.run([tools["skopeo"], "copy", "--dest-authfile", auth, "--dest-cert-dir", os.path.dirname(registry.ca),
+                    "oci:%s:v0.7.1" % (work / "layout"), "docker://%s/%s" % (registry.host, SIM)],
+                   check=True, capture_output=True)
+    subprocess.run([tools["helm"], "create", str(work / "demo-chart")], check=True, capture_output=True)
+    subprocess.run([tools["helm"], "package", str(work / "demo-chart"), "--version", "0.3.0", "-d", str(work)],
+                   check=True, capture_output=True)
+    subprocess.run([tools["helm"], "push", str(work / "demo-chart-0.3.0.tgz"), "oci://%s/upstream-charts" % registry.host,
+                    "--registry-config", auth, "--ca-file", registry.ca], check=True, capture_output=True)
+    return dict(digest=digest, auth=auth, work=work)
+
+
+def upload_vars(registry, tools, upstream, steps, **overrides):
+    variables = dict(
+        harbor_upload_steps=steps,
+        harbor_upload_images=[dict(source="%s/%s" % (registry.host, SIM), project="images-shaide",
+                                   digest=upstream["digest"])],
+        harbor_upload_charts=[dict(name="demo-chart", version="0.3.0", project="charts",
+                                   chart="oci://%s/upstream-charts/demo-chart" % registry.host)],
+        harbor_upload_archive_dir=str(upstream["work"] / "artifacts" / "images"),
+        harbor_upload_chart_dir=str(upstream["work"] / "artifacts" / "charts"),
+        harbor_upload_registry=registry.relay_host,
+        harbor_upload_user=registry.user,
+        harbor_upload_token=registry.password,
+        harbor_upload_source_user=registry.user,
+        harbor_upload_source_token=registry.password,
+        harbor_upload_ca_file=registry.ca,
+        harbor_upload_skopeo_path=tools["skopeo"],
+        harbor_upload_helm_path=tools["helm"],
+    )
+    variables.update(overrides)
+    return variables
+
+
+def test_image_round_trip_keeps_the_digest(registry, tools, upstream, run_role):
+    run = run_role("harbor_upload", upload_vars(registry, tools, upstream, ["download", "upload"]))
+    assert run.rc == 0, run
+    assert run.changed >= 2, run
+    archive = upstream["work"] / "artifacts" / "images" / "llm-d-inference-sim-v0.7.1.tar"
+    assert archive.is_file()
+    pushed = "%s/images-shaide/upstream/llm-d/llm-d-inference-sim:v0.7.1" % registry.host
+    assert skopeo_digest(tools, registry, upstream["auth"], pushed) == upstream["digest"]
+    assert skopeo_digest(tools, registry, upstream["auth"], "%s/%s" % (registry.host, SIM)) == upstream["digest"]
+
+
+def test_image_second_run_changes_nothing(registry, tools, upstream, run_role):
+    mark = registry.log_mark()
+    run = run_role("harbor_upload", upload_vars(registry, tools, upstream, ["download", "upload"]))
+    assert run.rc == 0, run
+    assert run.changed == 0, run
+    assert [r for r in registry.requests_since(mark) if r[0] in ("PUT", "PATCH", "POST")] == []
+
+
+def test_image_upload_wrong_token_is_clear_and_hidden(registry, tools, upstream, run_role):
+    wrong = "Wr0ng-" + os.urandom(8).hex()
+    run = run_role("harbor_upload", upload_vars(registry, tools, upstream, ["upload"], harbor_upload_token=wrong),
+                   verbosity=4)
+    assert run.rc != 0, run
+    assert "registry %s rejected the credentials" % registry.relay_host in run.output, run
+    assert wrong not in run.output
+
+
+def test_charts_pull_and_push_as_oci(registry, tools, upstream, run_role):
+    steps = ["charts_download", "charts_upload"]
+    run = run_role("harbor_upload", upload_vars(registry, tools, upstream, steps))
+    assert run.rc == 0, run
+    assert run.changed >= 2, run
+    proc = subprocess.run([tools["helm"], "show", "chart", "oci://%s/charts/demo-chart" % registry.host, "--version",
+                           "0.3.0", "--registry-config", upstream["auth"], "--ca-file", registry.ca],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "name: demo-chart" in proc.stdout
+    again = run_role("harbor_upload", upload_vars(registry, tools, upstream, steps))
+    assert again.rc == 0, again
+    assert again.changed == 0, again
+
+
+def test_registries_yaml(registry, tools, upstream, run_role, tmp_path):
+    path = tmp_path / "rke2" / "registries.yaml"
+    ca = tmp_path / "ca.crt"
+    ca.write_text(open(registry.ca).read())
+    variables = dict(
+        harbor_upload_registry="harbor.example.com",
+        harbor_upload_images=[
+            dict(source="registry.k8s.io/gateway-api-inference-extension/epp:v1.2.0", project="images-shaide"),
+            dict(source="ghcr.io/llm-d/llm-d-inference-sim:v0.7.1", project="images-shaide"),
+            dict(source="ghcr.io/oras-project/oras:v1.3.1", project="images-infra"),
+        ],
+        harbor_upload_registries_path=str(path),
+        harbor_upload_node_user="robot$k8s-puller",
+        harbor_upload_node_token="node-secret-token",
+        harbor_upload_node_ca_src=str(ca),
+        harbor_upload_node_ca_file=str(tmp_path / "rke2" / "harbor-ca.crt"),
+    )
+    run = run_role("harbor_upload", variables, tasks_from="registries", verbosity=3)
+    assert run.rc == 0, run
+    assert "node-secret-token" not in run.output
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
+    config = yaml.safe_load(path.read_text())
+    assert config["mirrors"]["registry.k8s.io"] == {
+        "endpoint": ["https://harbor.example.com"],
+        "rewrite": {"^gateway\\-api\\-inference\\-extension/epp$": "images-shaide/gateway-api-inference-extension/epp"}}
+    assert config["mirrors"]["ghcr.io"]["rewrite"] == {
+        "^llm\\-d/llm\\-d\\-inference\\-sim$": "images-shaide/llm-d/llm-d-inference-sim",
+        "^oras\\-project/oras$": "images-infra/oras-project/oras"}
+    assert config["configs"]["harbor.example.com"] == {
+        "auth": {"username": "robot$k8s-puller", "password": "node-secret-token"},
+        "tls": {"ca_file": variables["harbor_upload_node_ca_file"]}}
+    again = run_role("harbor_upload", variables, tasks_from="registries")
+    assert again.rc == 0 and again.changed == 0, again
