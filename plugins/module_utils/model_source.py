@@ -93,7 +93,7 @@ def parse_pvc_uri(uri):
                          "pvc://[namespace:]claim/sub/path")
     namespace = None
     if ":" in claim_part:
-        namespace, _, claim = claim_part.partition(":")
+        namespace, claim = claim_part.split(":", 1)
         if not namespace:
             raise ValueError("empty namespace before ':'; write pvc://claim/sub/path or pvc://namespace:claim/sub/path")
         if len(namespace) > DNS_LABEL_MAX or not DNS_LABEL_RE.match(namespace):

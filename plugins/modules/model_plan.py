@@ -12,7 +12,7 @@ module: model_plan
 short_description: Validate the model inputs and resolve one record per enabled model
 version_added: 0.1.0
 author:
-  - ai_platform.serving contributors
+  - AI Platform team (@ai-platform)
 description:
   - Reads the models list (by category), the cluster-wide settings and the per-model values folders
     C(models/<category>/<name>/{gaie-<slug>,ms-<slug>}/values.yaml), validates all of them and returns
@@ -78,6 +78,7 @@ attributes:
     description: The module changes nothing; it runs the same in check mode.
   diff_mode:
     support: none
+    description: The module returns no diff.
 notes:
   - Warnings (for example a C(storageClass) on-prem, which is ignored) do not fail the plan; they are shown
     as Ansible warnings and returned in RV(problems).

@@ -74,7 +74,7 @@ def test_overrides_change_namespace_release_and_gateway_only():
 
 def test_longest_slug_fits_every_limit_but_the_gateway():
     problems = naming.name_limit_problems(naming.resource_names("a" * 47))
-    assert [key for key, _ in problems] == ["gateway"]
+    assert [problem[0] for problem in problems] == ["gateway"]
 
 
 def test_gateway_fits_up_to_a_39_character_slug():

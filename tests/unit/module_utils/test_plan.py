@@ -28,7 +28,7 @@ def test_case_reports_exactly_the_expected_problems(tmp_path, case):
 
 def test_every_problem_names_a_fix(tmp_path):
     case = next(c for c in CASES if c["id"] == "five-problems-at-once")
-    _, problems = build_plan(case_settings(tmp_path, case))
+    problems = build_plan(case_settings(tmp_path, case))[1]
     assert len(problems) == 5
     assert all(p.fix and p.field and p.model for p in problems)
 
@@ -37,6 +37,6 @@ def test_token_never_in_problems(tmp_path):
     case = {"settings": {"cloud_provider": "cloud", "harbor_token": "s3cr3t-token"},
             "folders": {"generative/M": ["gaie-m", "ms-m"]},
             "models": {"generative": [{"name": "M", "enabled": True, "modelSource": {"harborRef": "bad"}}]}}
-    _, problems = build_plan(case_settings(tmp_path, case))
+    problems = build_plan(case_settings(tmp_path, case))[1]
     assert problems
     assert "s3cr3t-token" not in format_problems(problems)

@@ -1,0 +1,113 @@
+"""The model plan through ansible-playbook: every rule's message, and the seed's examples.
+
+Runs playbooks/plan.yml as a user would, on generated inventories (one per case of
+tests/fixtures/plan_cases.yml) and on the example inventories kept in the repo.
+"""
+
+import os
+import subprocess
+
+import pytest
+import yaml
+
+from plan_cases import ROOT, case_settings, load_cases
+
+CASES = load_cases()
+PLAYBOOK = os.path.join(ROOT, "playbooks", "plan.yml")
+HOSTS = {"all": {"children": {"serving": {"children": {"controller": {"hosts": {"localhost": {
+    "ansible_connection": "local", "ansible_python_interpreter": "{{ ansible_playbook_python }}"}}}}}}}}
+
+
+def run_plan(inventory, *extra):
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
+               ANSIBLE_FORCE_COLOR="0")
+    proc = subprocess.run(["ansible-playbook", "-i", str(inventory), PLAYBOOK] + list(extra),
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def write_inventory(base, settings):
+    inventory = os.path.join(str(base), "inventory")
+    os.makedirs(os.path.join(inventory, "group_vars"))
+    with open(os.path.join(inventory, "hosts.yml"), "w") as handle:
+        yaml.safe_dump(HOSTS, handle)
+    group_vars = dict(("aips_" + key, value) for key, value in settings.items())
+    with open(os.path.join(inventory, "group_vars", "serving.yml"), "w") as handle:
+        yaml.safe_dump(group_vars, handle)
+    return inventory
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+def test_rule_message_through_ansible_playbook(tmp_path, case):
+    rc, output = run_plan(write_inventory(tmp_path, case_settings(tmp_path, case)))
+    errors = case["errors"]
+    for expected in errors + (case.get("warnings") or []):
+        assert expected in output, output
+    if errors:
+        assert rc != 0, output
+        plural = "" if len(errors) == 1 else "s"
+        assert "The model plan has %d problem%s:" % (len(errors), plural) in output, output
+    else:
+        assert rc == 0, output
+    assert "not-a-real-token" not in output
+
+
+def plan_of(tmp_path, inventory, env_token="example-token"):
+    out = tmp_path / "plan.yml"
+    os.environ["AIPS_HARBOR_TOKEN"] = env_token
+    try:
+        rc, output = run_plan(os.path.join(ROOT, "inventory", inventory), "-e", "aips_plan_output=%s" % out)
+    finally:
+        del os.environ["AIPS_HARBOR_TOKEN"]
+    assert rc == 0, output
+    with open(str(out)) as handle:
+        return dict((r["name"], r) for r in yaml.safe_load(handle))
+
+
+def expected_names(slug, embedder):
+    return {
+        "namespace": "llm-d-" + slug, "infra_release": "infra-" + slug, "gaie_release": "gaie-" + slug,
+        "ms_release": "ms-" + slug, "gateway": "infra-%s-inference-gateway" % slug,
+        "httproute": None if embedder else "llm-d-" + slug, "pvc": slug + "-model", "pv": slug + "-model-pv",
+        "pull_job": slug + "-model-pull", "embeddings_service": "ms-%s-embeddings" % slug if embedder else None,
+        "gateway_service": "llmd-gateway-" + slug, "gateway_defaults": "gateway-defaults-" + slug,
+        "harbor_pull_secret": "harbor-creds",
+    }
+
+
+def test_seed_cloud_example(tmp_path):
+    record = plan_of(tmp_path, "cloud")["Qwen3-0.6B"]
+    assert record["slug"] == "qwen3-0-6b"
+    assert record["names"] == expected_names("qwen3-0-6b", embedder=False)
+    storage = record["storage"]
+    assert record["model_artifacts_uri"] == "pvc+hf://qwen3-0-6b-model/hub/Qwen/Qwen3-0.6B"
+    assert (storage["mode"], storage["pv"], storage["storage_class"]) == ("harbor", None, "standard-rwo")
+    assert storage["oras_image"] == "ghcr.io/oras-project/oras:v1.3.1"
+    assert record["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+        "nodeSelectorTerms"] == [{"matchExpressions": [{"key": "nodegroup", "operator": "In", "values": ["gpu-pool"]}]}]
+
+
+def test_seed_on_prem_example_with_rke2_variants(tmp_path):
+    plan = plan_of(tmp_path, "rke2")
+    generative, embedder = plan["Qwen3-0.6B-rke2"], plan["all-MiniLM-L6-v2-rke2"]
+    assert generative["names"] == expected_names("qwen3-0-6b-rke2", embedder=False)
+    assert embedder["names"] == expected_names("all-minilm-l6-v2-rke2", embedder=True)
+    assert generative["model_artifacts_uri"] == "pvc+hf://qwen3-0-6b-rke2-model/hub/Qwen/Qwen3-0.6B"
+    assert embedder["model_artifacts_uri"] == \
+        "pvc+hf://all-minilm-l6-v2-rke2-model/hub/sentence-transformers/all-MiniLM-L6-v2"
+    storage = generative["storage"]
+    assert storage["hostpath_dir"] == "/var/lib/hostpath/models/qwen3-0-6b-rke2"
+    assert storage["oras_image"] == "harbor.harbor.svc.cluster.local/images-infra/oras-project/oras:v1.3.1"
+    assert storage["job_affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+        "nodeSelectorTerms"][0]["matchExpressions"] == [
+            {"key": "kubernetes.io/hostname", "operator": "In", "values": ["gpu-node-1"]}]
+    toleration = {"key": "dedicated", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}
+    assert generative["tolerations"] == embedder["tolerations"] == [toleration]
+    assert generative["values_files"]["ms"].endswith(
+        "models/generative/Qwen3-0.6B-rke2/ms-qwen3-0-6b-rke2/values.yaml")
+
+
+def test_seed_on_prem_without_token_fails_before_anything(tmp_path):
+    rc, output = run_plan(os.path.join(ROOT, "inventory", "rke2"))
+    assert rc != 0
+    assert "cluster: aips_harbor_token: on-prem needs harbor_token and it is not set" in output
