@@ -1,0 +1,74 @@
+"""hostpath_dirs through ansible-playbook on this machine (a real node filesystem)."""
+
+import json
+import os
+import stat
+import subprocess
+
+import pytest
+
+from plan_cases import ROOT, make_models_tree
+
+PLAYBOOK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "playbook.yml")
+
+
+def source(node, hostpath_dir=None):
+    spec = {"harborRef": "harbor.harbor.svc.cluster.local/ai-models/m:v1", "modelUri": "hub/org/m",
+            "storageSize": "1Gi", "hostpathNode": node}
+    if hostpath_dir:
+        spec["hostpathDir"] = hostpath_dir
+    return spec
+
+
+@pytest.fixture
+def tree(tmp_path):
+    folders = {"embedder/A": ["gaie-a", "ms-a"], "embedder/B": ["gaie-b", "ms-b"], "generative/C": ["gaie-c", "ms-c"]}
+    return tmp_path, make_models_tree(tmp_path, {"folders": folders}), str(tmp_path / "root")
+
+
+def run(tmp_path, models_dir, root, models, *extra):
+    extra_vars = {"aips_models": models, "aips_models_dir": models_dir, "aips_hostpath_root": root}
+    vars_file = tmp_path / "vars.json"
+    vars_file.write_text(json.dumps(extra_vars))
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1")
+    proc = subprocess.run(["ansible-playbook", "-i", "localhost,", PLAYBOOK, "-e", "@%s" % vars_file] + list(extra),
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def models_for(root):
+    return {"embedder": [
+        {"name": "A", "enabled": True, "modelSource": source("node-1")},
+        {"name": "B", "enabled": True, "modelSource": source("node-2")},
+    ], "generative": [
+        {"name": "C", "enabled": True, "modelSource": source("node-1", root + "/custom/c")},
+    ]}
+
+
+def test_creates_only_this_nodes_directories_and_is_idempotent(tree):
+    tmp_path, models_dir, root = tree
+    rc, out = run(tmp_path, models_dir, root, models_for(root))
+    assert rc == 0, out
+    for path in (root + "/a", root + "/custom/c"):
+        mode = os.stat(path).st_mode
+        assert stat.S_ISDIR(mode) and stat.S_IMODE(mode) == 0o755, path
+    assert not os.path.exists(root + "/b"), "node-2's directory must not be created on node-1"
+    rc, out = run(tmp_path, models_dir, root, models_for(root))
+    assert rc == 0 and "changed=0" in out, out
+
+
+def test_check_mode_creates_nothing(tree):
+    tmp_path, models_dir, root = tree
+    rc, out = run(tmp_path, models_dir, root, models_for(root), "--check")
+    assert rc == 0, out
+    assert not os.path.exists(root)
+
+
+def test_refuses_a_directory_outside_the_allowed_root(tree):
+    tmp_path, models_dir, root = tree
+    outside = str(tmp_path / "elsewhere" / "c")
+    models = {"generative": [{"name": "C", "enabled": True, "modelSource": source("node-1", outside)}]}
+    rc, out = run(tmp_path, models_dir, root, models)
+    assert rc != 0
+    assert "c-model: hostpathDir %s is not below hostpath_dirs_allowed_root %s" % (outside, root) in out
+    assert not os.path.exists(outside)
