@@ -26,7 +26,7 @@ def argspec():
         checksums=dict(type="dict"),
         hf_endpoint=dict(type="str", default="https://huggingface.co"),
         hf_token=dict(type="str", no_log=True),
-        hf_token_origin=dict(type="str", default="https://huggingface.co"),
+        hf_token_origin=dict(type="str", default="https://huggingface.co", no_log=False),
         reference=dict(type="str", required=True),
         registry_username=dict(type="str"),
         registry_password=dict(type="str", no_log=True),

@@ -26,7 +26,7 @@ HELM_CHART_LAYER = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
 
 def run(argv):
     """Run a tool; return (rc, stdout bytes, stderr text)."""
-    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, check=False)
     return proc.returncode, proc.stdout, proc.stderr.decode("utf-8", "replace")
 
 

@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 module: chart_archive
 short_description: Download pinned Helm charts and push them to a registry as OCI charts
 version_added: 0.1.0
-author: ai_platform.serving contributors
+author: ai_platform.serving contributors (@ai-platform)
 description:
   - With O(state=saved) runs C(helm pull) for one pinned chart version into O(destination), unless
     C(<name>-<version>.tgz) is already there.
@@ -77,8 +77,10 @@ options:
 attributes:
   check_mode:
     support: full
+    description: Compares digests and reports what would change; downloads and pushes nothing.
   diff_mode:
     support: none
+    description: No diff is produced.
 requirements:
   - helm 3.8 or later, skopeo
 """

@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 module: harbor_project
 short_description: Make sure Harbor projects exist (Harbor v2.0 API)
 version_added: 0.1.0
-author: ai_platform.serving contributors
+author: ai_platform.serving contributors (@ai-platform)
 description:
   - Asks Harbor (C(HEAD /api/v2.0/projects?project_name=...)) whether each project exists and creates the
     missing ones (C(POST /api/v2.0/projects)).
@@ -51,8 +51,10 @@ options:
 attributes:
   check_mode:
     support: full
+    description: Asks whether the projects exist; creates none.
   diff_mode:
     support: none
+    description: No diff is produced.
 """
 
 EXAMPLES = r"""

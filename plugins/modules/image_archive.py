@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 module: image_archive
 short_description: Save container images as OCI archives and upload them to a registry
 version_added: 0.1.0
-author: ai_platform.serving contributors
+author: ai_platform.serving contributors (@ai-platform)
 description:
   - With O(state=saved) (internet side) copies O(image) into the OCI archive O(archive) with C(skopeo), unless the
     archive already holds the pinned O(digest) (or, without a pin, exists).
@@ -67,8 +67,10 @@ options:
 attributes:
   check_mode:
     support: full
+    description: Compares digests and reports what would change; downloads and uploads nothing.
   diff_mode:
     support: none
+    description: No diff is produced.
 requirements:
   - skopeo 1.9 or later
 """

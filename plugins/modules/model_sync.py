@@ -11,7 +11,7 @@ DOCUMENTATION = r"""
 module: model_sync
 short_description: Push a verified Hugging Face model revision to a registry as an OCI artifact
 version_added: 0.1.0
-author: ai_platform.serving contributors
+author: ai_platform.serving contributors (@ai-platform)
 description:
   - Collects one revision of a Hugging Face model from Hugging Face (or a mirror), an existing hub cache,
     or a plain model directory.

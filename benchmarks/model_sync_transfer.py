@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Benchmark of model_sync transfers on a loopback registry (prints figures, asserts nothing).
+
+1. Push and pull of a 1 GiB multi-file artifact through model_sync (oras CLI), against curl
+   uploading/downloading the same blobs to/from the same registry with the same parallelism,
+   in the same run.
+2. Peak RSS of model_sync pushing a 4 GiB artifact: the Python process (verification, staging,
+   progress) and the oras child, each from getrusage.
+
+Run from the repo root with the venv active and oras/docker-registry/curl on PATH:
+    python benchmarks/model_sync_transfer.py [--small-gib 1] [--large-gib 4] [--jobs 5]
+Everything (data, registry storage) lives in one temp dir removed at the end.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, ".collections"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "integration", "registry"))
+
+import lab_registry  # noqa: E402
+
+MIB = 1 << 20
+COMMIT = "b" * 40
+SIZES_MIB = (400, 256, 160, 96, 64, 48)  # 1024 MiB in files of different sizes
+
+
+def write_random(path, size):
+    with open(path, "wb") as handle:
+        left = size
+        while left:
+            chunk = min(left, 16 * MIB)
+            handle.write(os.urandom(chunk))
+            left -= chunk
+
+
+def make_model(directory, total_mib):
+    os.makedirs(directory)
+    scale = total_mib / 1024.0
+    for index, size in enumerate(SIZES_MIB):
+        write_random(os.path.join(directory, "model-%05d.safetensors" % index), int(size * scale) * MIB)
+    with open(os.path.join(directory, "config.json"), "w") as handle:
+        json.dump({"model_type": "benchmark"}, handle)
+    return sum(os.path.getsize(os.path.join(directory, f)) for f in os.listdir(directory))
+
+
+SYNC_SCRIPT = r"""
+import json, resource, sys
+sys.path.insert(0, sys.argv[1])
+from ansible_collections.ai_platform.serving.plugins.module_utils import model_sync
+params = json.loads(sys.argv[2])
+full = dict((k, v.get("default")) for k, v in model_sync.argspec().items())
+full.update(params)
+result = model_sync.sync(full)
+print(json.dumps({"digest": result["digest"], "uploaded_bytes": result["uploaded_bytes"],
+                  "self_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                  "children_kib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))
+"""
+
+
+def model_sync_push(reg, model_dir, artifact, oras, work):
+    params = dict(repo_id="bench/model", revision=COMMIT, source="local_dir", local_path=model_dir,
+                  reference="%s/bench/%s:v1" % (reg.host, artifact), registry_username=reg.user,
+                  registry_password=reg.password, ca_file=reg.ca, oras_path=oras, work_dir=work,
+                  progress_file=os.path.join(work, artifact + ".progress.log"))
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-c", SYNC_SCRIPT, os.path.join(ROOT, ".collections"), json.dumps(params)],
+                          capture_output=True, text=True, check=False)
+    elapsed = time.monotonic() - started
+    if proc.returncode != 0:
+        raise SystemExit("model_sync push failed: %s" % proc.stderr[-2000:])
+    return elapsed, json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def parallel(jobs, items, work):
+    errors = []
+    queue = list(items)
+    lock = threading.Lock()
+
+    def worker():
+        while True:
+            with lock:
+                if not queue:
+                    return
+                item = queue.pop()
+            try:
+                work(item)
+            except Exception as exc:  # pylint: disable=broad-except
+                errors.append(exc)
+
+    threads = [threading.Thread(target=worker) for _ in range(jobs)]
+    started = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise SystemExit("curl failed: %s" % errors[0])
+    return time.monotonic() - started
+
+
+def curl(reg, curlrc, *args):
+    proc = subprocess.run(["curl", "-sS", "-K", curlrc, "--cacert", reg.ca, "-o", "/dev/null", "-w", "%{http_code}"]
+                          + list(args), capture_output=True, text=True, check=False)
+    return proc.stdout.strip(), proc.stderr
+
+
+def sha256_of(path):
+    import hashlib
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(MIB), b""):
+            digest.update(chunk)
+    return "sha256:" + digest.hexdigest()
+
+
+def curl_push(reg, curlrc, files, jobs):
+    """Monolithic upload per blob: POST for a session, then PUT of the whole file with its digest."""
+    digests = dict((path, sha256_of(path)) for path in files)  # hashed before the clock, oras hashes inside it
+
+    def upload(path):
+        proc = subprocess.run(["curl", "-sS", "-K", curlrc, "--cacert", reg.ca, "-X", "POST", "-D", "-", "-o",
+                               "/dev/null", "https://%s/v2/bench/curl/blobs/uploads/" % reg.host],
+                              capture_output=True, text=True, check=True)
+        location = [line.split(":", 1)[1].strip() for line in proc.stdout.splitlines()
+                    if line.lower().startswith("location:")][0]
+        if location.startswith("/"):
+            location = "https://%s%s" % (reg.host, location)
+        sep = "&" if "?" in location else "?"
+        code, err = curl(reg, curlrc, "-X", "PUT", "-H", "Content-Type: application/octet-stream", "-T", path,
+                         "%s%sdigest=%s" % (location, sep, digests[path].replace(":", "%3A")))
+        if code != "201":
+            raise RuntimeError("PUT %s: HTTP %s %s" % (path, code, err))
+
+    return parallel(jobs, files, upload), digests
+
+
+def curl_pull(reg, curlrc, digests, dest, jobs):
+    os.makedirs(dest)
+
+    def download(digest):
+        code, err = curl(reg, curlrc, "-L", "-o", os.path.join(dest, digest.split(":")[1]),
+                         "https://%s/v2/bench/curl/blobs/%s" % (reg.host, digest))
+        if code != "200":
+            raise RuntimeError("GET %s: HTTP %s %s" % (digest, code, err))
+
+    return parallel(jobs, list(digests.values()), download)
+
+
+def oras_pull(reg, oras, reference, dest, jobs):
+    os.makedirs(dest)
+    config = reg.docker_config(os.path.join(os.path.dirname(dest), "pull-auth.json"))
+    started = time.monotonic()
+    subprocess.run([oras, "pull", "--registry-config", config, "--ca-file", reg.ca, "--concurrency", str(jobs),
+                    reference], cwd=dest, check=True, capture_output=True)
+    return time.monotonic() - started
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--small-gib", type=float, default=1.0)
+    parser.add_argument("--large-gib", type=float, default=4.0)
+    parser.add_argument("--jobs", type=int, default=5, help="parallel transfers for oras and curl alike")
+    parser.add_argument("--oras", default=shutil.which("oras") or "oras")
+    args = parser.parse_args()
+    tmp = tempfile.mkdtemp(prefix="aips-bench-", dir=os.environ.get("AIPS_BENCH_DIR"))
+    os.makedirs(os.path.join(tmp, "registry"))
+    reg = lab_registry.Registry(os.path.join(tmp, "registry")).start()
+    curlrc = os.path.join(tmp, "curlrc")
+    fd = os.open(curlrc, os.O_WRONLY | os.O_CREAT, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write('user = "%s:%s"\n' % (reg.user, reg.password))
+    work = os.path.join(tmp, "work")
+    os.makedirs(work)
+    try:
+        small = make_model(os.path.join(tmp, "small"), int(args.small_gib * 1024))
+        files = sorted(os.path.join(tmp, "small", f) for f in os.listdir(os.path.join(tmp, "small")))
+        mb = small / 1e6
+        print("artifact: %d files, %.0f MB; %d parallel transfers; registry %s (TLS, htpasswd)"
+              % (len(files), mb, args.jobs, reg.host))
+
+        curl_up, digests = curl_push(reg, curlrc, files, args.jobs)
+        ms_up, pushed = model_sync_push(reg, os.path.join(tmp, "small"), "small", args.oras, work)
+        curl_down = curl_pull(reg, curlrc, digests, os.path.join(tmp, "curl-pull"), args.jobs)
+        oras_down = oras_pull(reg, args.oras, "%s/bench/small@%s" % (reg.host, pushed["digest"]),
+                              os.path.join(tmp, "oras-pull", "hub"), args.jobs)
+        again, repeat = model_sync_push(reg, os.path.join(tmp, "small"), "small", args.oras, work)
+
+        print("push  curl       %7.1f MB/s  (%.2f s)" % (mb / curl_up, curl_up))
+        print("push  model_sync %7.1f MB/s  (%.2f s, includes sha256 verification)  ratio %.2f of curl"
+              % (mb / ms_up, ms_up, curl_up / ms_up))
+        print("pull  curl       %7.1f MB/s  (%.2f s)" % (mb / curl_down, curl_down))
+        print("pull  oras       %7.1f MB/s  (%.2f s)  ratio %.2f of curl" % (mb / oras_down, oras_down,
+                                                                            curl_down / oras_down))
+        print("re-run unchanged: %.2f s, %d blob bytes uploaded" % (again, repeat["uploaded_bytes"]))
+        shutil.rmtree(os.path.join(tmp, "curl-pull"))
+        shutil.rmtree(os.path.join(tmp, "oras-pull"))
+
+        large = make_model(os.path.join(tmp, "large"), int(args.large_gib * 1024))
+        shutil.rmtree(os.path.join(tmp, "small"))
+        ms_large, pushed = model_sync_push(reg, os.path.join(tmp, "large"), "large", args.oras, work)
+        print("push %.0f MB: %.1f MB/s; peak RSS: model_sync process %.1f MB, oras %.1f MB (sum %.1f MB, target < 200)"
+              % (large / 1e6, large / 1e6 / ms_large, pushed["self_kib"] / 1024.0, pushed["children_kib"] / 1024.0,
+                 (pushed["self_kib"] + pushed["children_kib"]) / 1024.0))
+    finally:
+        reg.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
