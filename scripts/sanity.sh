@@ -16,7 +16,7 @@ cp "$ROOT/scripts/ansible_test_get_pip.py" "$GET_PIP"
 
 rm -rf "$DEST"
 mkdir -p "$DEST" "$TREE/kubernetes"
-(cd "$ROOT" && git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -P -t "$DEST" 2>/dev/null || true)
+(cd "$ROOT" && git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -P -t "$DEST")
 ln -sfn "$ROOT/.collections/ansible_collections/kubernetes/core" "$TREE/kubernetes/core"
 cd "$DEST"
 # git metadata lets ansible-test list exactly the copied files.

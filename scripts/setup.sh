@@ -45,14 +45,14 @@ ensure_kubernetes_core() {
     return
   fi
   mkdir -p "$CACHE/wheels"
-  local wheel
-  wheel="$(ls "$CACHE/wheels"/ansible-"$ANSIBLE_BUNDLE_VERSION"-*.whl 2>/dev/null | head -n1 || true)"
-  if [[ -z "$wheel" ]]; then
+  local wheels=("$CACHE/wheels/ansible-$ANSIBLE_BUNDLE_VERSION"-*.whl)
+  if [[ ! -f "${wheels[0]}" ]]; then
     log "downloading the ansible $ANSIBLE_BUNDLE_VERSION wheel (kubernetes.core source)"
     "$VENV/bin/pip" download --quiet --disable-pip-version-check --no-deps \
       -d "$CACHE/wheels" "ansible==$ANSIBLE_BUNDLE_VERSION"
-    wheel="$(ls "$CACHE/wheels"/ansible-"$ANSIBLE_BUNDLE_VERSION"-*.whl | head -n1)"
+    wheels=("$CACHE/wheels/ansible-$ANSIBLE_BUNDLE_VERSION"-*.whl)
   fi
+  local wheel="${wheels[0]}"
   log "extracting kubernetes.core from $(basename "$wheel")"
   rm -rf "$dest"
   mkdir -p "$COLLECTIONS"

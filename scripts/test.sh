@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The whole test suite: linters, ansible-test sanity, unit tests, integration tests
+# through ansible-playbook. README's second command; .ci/run runs it after setup.
+#   bash scripts/test.sh            # everything
+#   bash scripts/test.sh unit lint  # chosen stages
+# shellcheck disable=SC2317  # stage_* functions are called by name
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+# shellcheck disable=SC1091
+source .venv/bin/activate
+export ANSIBLE_CONFIG="$ROOT/ansible.cfg" ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0
+
+ALL_STAGES=(lint sanity unit integration)
+STAGES=("$@")
+[[ ${#STAGES[@]} -gt 0 ]] || STAGES=("${ALL_STAGES[@]}")
+
+stage_lint() {
+  yamllint -s .
+  ansible-lint
+  antsibull-changelog lint
+}
+
+stage_sanity() {
+  bash scripts/sanity.sh
+}
+
+stage_unit() {
+  python -m pytest -q tests/unit
+}
+
+stage_integration() {
+  python -m pytest -q -n 2 tests/integration/plan tests/integration/hostpath_dirs tests/integration/collection
+}
+
+declare -a SUMMARY=()
+failed=0
+for stage in "${STAGES[@]}"; do
+  declare -F "stage_$stage" >/dev/null || { echo "test.sh: unknown stage $stage (use: ${ALL_STAGES[*]})"; exit 2; }
+  echo "=== $stage"
+  start=$SECONDS
+  if "stage_$stage"; then result=ok; else result=FAILED; failed=1; fi
+  SUMMARY+=("$(printf '%-12s %-7s %4ds' "$stage" "$result" $((SECONDS - start)))")
+done
+echo "=== summary"
+printf '%s\n' "${SUMMARY[@]}"
+exit $failed
