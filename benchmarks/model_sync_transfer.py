@@ -56,6 +56,7 @@ def make_model(directory, total_mib):
         write_random(os.path.join(directory, "model-%05d.safetensors" % index), int(size * scale) * MIB)
     with open(os.path.join(directory, "config.json"), "w") as handle:
         json.dump({"model_type": "benchmark"}, handle)
+    os.sync()  # no writeback of the fresh data competing with the timed transfers
     return sum(os.path.getsize(os.path.join(directory, f)) for f in os.listdir(directory))
 
 
@@ -78,6 +79,7 @@ def model_sync_push(reg, model_dir, artifact, oras, work):
                   reference="%s/bench/%s:v1" % (reg.host, artifact), registry_username=reg.user,
                   registry_password=reg.password, ca_file=reg.ca, oras_path=oras, work_dir=work,
                   progress_file=os.path.join(work, artifact + ".progress.log"))
+    os.sync()
     started = time.monotonic()
     proc = subprocess.run([sys.executable, "-c", SYNC_SCRIPT, os.path.join(ROOT, ".collections"), json.dumps(params)],
                           capture_output=True, text=True, check=False)
@@ -88,6 +90,7 @@ def model_sync_push(reg, model_dir, artifact, oras, work):
 
 
 def parallel(jobs, items, work):
+    os.sync()
     errors = []
     queue = list(items)
     lock = threading.Lock()
@@ -165,6 +168,7 @@ def curl_pull(reg, curlrc, digests, dest, jobs):
 def oras_pull(reg, oras, reference, dest, jobs):
     os.makedirs(dest)
     config = reg.docker_config(os.path.join(os.path.dirname(dest), "pull-auth.json"))
+    os.sync()
     started = time.monotonic()
     subprocess.run([oras, "pull", "--registry-config", config, "--ca-file", reg.ca, "--concurrency", str(jobs),
                     reference], cwd=dest, check=True, capture_output=True)
