@@ -34,6 +34,7 @@ sys.path.insert(0, os.path.join(ROOT, ".collections"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "integration", "registry"))
 
 import lab_registry  # noqa: E402
+from ansible_collections.ai_platform.serving.plugins.module_utils.oci_archive import sha256_file  # noqa: E402
 
 MIB = 1 << 20
 COMMIT = "b" * 40
@@ -123,18 +124,9 @@ def curl(reg, curlrc, *args):
     return proc.stdout.strip(), proc.stderr
 
 
-def sha256_of(path):
-    import hashlib
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(MIB), b""):
-            digest.update(chunk)
-    return "sha256:" + digest.hexdigest()
-
-
 def curl_push(reg, curlrc, files, jobs):
     """Monolithic upload per blob: POST for a session, then PUT of the whole file with its digest."""
-    digests = dict((path, sha256_of(path)) for path in files)  # hashed before the clock, oras hashes inside it
+    digests = dict((path, sha256_file(path)) for path in files)  # hashed before the clock, oras hashes inside it
 
     def upload(path):
         proc = subprocess.run(["curl", "-sS", "-K", curlrc, "--cacert", reg.ca, "-X", "POST", "-D", "-", "-o",

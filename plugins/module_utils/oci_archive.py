@@ -20,6 +20,7 @@ import os
 import subprocess
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import registry
+from ansible_collections.ai_platform.serving.plugins.module_utils.hf_cache import hash_file
 
 HELM_CHART_LAYER = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
 
@@ -35,11 +36,7 @@ def sha256_bytes(data):
 
 
 def sha256_file(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return "sha256:" + digest.hexdigest()
+    return "sha256:" + hash_file(path)[0]
 
 
 def source_reference(image, digest):

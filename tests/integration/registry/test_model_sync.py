@@ -10,7 +10,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import hashlib
 import os
 import shutil
 import subprocess
@@ -21,6 +20,7 @@ import pytest
 import yaml
 
 import hub_fixture
+from ansible_collections.ai_platform.serving.plugins.module_utils.oci_archive import sha256_bytes, sha256_file
 
 REPO = hub_fixture.MINILM_REPO
 COMMIT = hub_fixture.MINILM_COMMIT
@@ -73,15 +73,7 @@ def uploaded_digests(requests):
 
 
 def sha256_text(text):
-    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
-
-
-def sha256_file(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return "sha256:" + digest.hexdigest()
+    return sha256_bytes(text.encode())
 
 
 def test_publish_pull_and_resolve_offline(registry, tools, tmp_path, minilm_hub, run_role):
