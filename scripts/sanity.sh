@@ -16,7 +16,10 @@ cp "$ROOT/scripts/ansible_test_get_pip.py" "$GET_PIP"
 
 rm -rf "$DEST"
 mkdir -p "$DEST" "$TREE/kubernetes"
-(cd "$ROOT" && git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -P -t "$DEST")
+# lab/ and benchmarks/ are project tooling, not collection content (galaxy.yml
+# build_ignore keeps them out of the tarball), so sanity skips them too.
+(cd "$ROOT" && git ls-files -z --cached --others --exclude-standard -- . ':!lab' ':!benchmarks' \
+  | xargs -0 cp --parents -P -t "$DEST")
 ln -sfn "$ROOT/.collections/ansible_collections/kubernetes/core" "$TREE/kubernetes/core"
 cd "$DEST"
 # git metadata lets ansible-test list exactly the copied files.
