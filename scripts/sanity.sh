@@ -19,6 +19,7 @@ mkdir -p "$DEST" "$TREE/kubernetes"
 # lab/ and benchmarks/ are project tooling, not collection content (galaxy.yml
 # build_ignore keeps them out of the tarball), so sanity skips them too.
 (cd "$ROOT" && git ls-files -z --cached --others --exclude-standard -- . ':!lab' ':!benchmarks' \
+  | while IFS= read -r -d '' f; do [[ -e "$f" || -L "$f" ]] && printf '%s\0' "$f"; done \
   | xargs -0 cp --parents -P -t "$DEST")
 ln -sfn "$ROOT/.collections/ansible_collections/kubernetes/core" "$TREE/kubernetes/core"
 cd "$DEST"
