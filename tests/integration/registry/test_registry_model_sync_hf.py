@@ -16,6 +16,7 @@ import yaml
 
 import hf_mirror
 import hub_fixture
+from role_vars import model_sync_vars
 
 TOKEN = "hf_" + "Q" * 30
 KEY = "harbor.harbor.svc.cluster.local/ai-models/all-minilm-l6-v2:%s"
@@ -29,22 +30,9 @@ def mirror():
 
 
 def sync_vars(registry, tools, tmp_path, mirror, models, **overrides):
-    variables = dict(
-        model_sync_models=models,
-        model_sync_cache_dir=str(tmp_path / "hf-cache" / "hub"),
-        model_sync_hf_endpoint=mirror.endpoint,
-        model_sync_hf_token=TOKEN,
-        model_sync_registry=registry.relay_host,
-        model_sync_lock_registry="harbor.harbor.svc.cluster.local",
-        model_sync_registry_user=registry.user,
-        model_sync_registry_token=registry.password,
-        model_sync_ca_file=registry.ca,
-        model_sync_oras_path=tools["oras"],
-        model_sync_work_dir=str(tmp_path / "work"),
-        model_sync_lock_file=str(tmp_path / "models.lock.yml"),
-    )
-    variables.update(overrides)
-    return variables
+    overrides.setdefault("model_sync_cache_dir", str(tmp_path / "hf-cache" / "hub"))
+    return model_sync_vars(registry, tools, tmp_path / "work", tmp_path / "models.lock.yml", models,
+                           model_sync_hf_endpoint=mirror.endpoint, model_sync_hf_token=TOKEN, **overrides)
 
 
 def test_mirror_download_gets_no_token_and_matches_the_local_artifact(registry, tools, tmp_path, mirror,

@@ -20,6 +20,7 @@ import pytest
 import yaml
 
 import hub_fixture
+from role_vars import model_sync_vars
 from ansible_collections.ai_platform.serving.plugins.module_utils.oci_archive import sha256_bytes, sha256_file
 
 REPO = hub_fixture.MINILM_REPO
@@ -29,20 +30,9 @@ UPLOADS = ("PUT", "PATCH", "POST")
 
 
 def role_vars(registry, tools, tmp_path, hub, revision="main", **overrides):
-    variables = dict(
-        model_sync_models=[dict(repo_id=REPO, revision=revision, tag="v1", source="local_cache", local_path=hub,
-                                artifact="all-minilm-l6-v2")],
-        model_sync_registry=registry.relay_host,
-        model_sync_lock_registry="harbor.harbor.svc.cluster.local",
-        model_sync_registry_user=registry.user,
-        model_sync_registry_token=registry.password,
-        model_sync_ca_file=registry.ca,
-        model_sync_oras_path=tools["oras"],
-        model_sync_work_dir=str(LOCK.parent / "work"),
-        model_sync_lock_file=str(LOCK),
-    )
-    variables.update(overrides)
-    return variables
+    models = [dict(repo_id=REPO, revision=revision, tag="v1", source="local_cache", local_path=hub,
+                   artifact="all-minilm-l6-v2")]
+    return model_sync_vars(registry, tools, LOCK.parent / "work", LOCK, models, **overrides)
 
 
 LOCK = None
