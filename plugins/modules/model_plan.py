@@ -19,7 +19,9 @@ description:
     one fully resolved record per enabled model - slug, every resource name, namespace, storage mode,
     model URI, pull image, values file paths, tolerations and affinity.
   - Every problem is collected first; the module fails once, listing each problem with the model, the
-    field, the bad value and the fix. Nothing touches a cluster.
+    field, the bad value and the fix. Nothing touches a cluster. For that reason the settings are checked
+    by the module, not by option types or choices, and of O(kubeconfig) and O(harbor_token) only the
+    presence matters; the token is never returned.
   - "Run it on the controller (C(delegate_to: localhost), C(run_once: true)): it reads the models folder
     where it runs."
   - Names are derived in one place, the same as the name filters (for example
@@ -39,23 +41,6 @@ options:
     description: Folder holding C(generative/) and C(embedder/) model folders.
     type: path
     required: true
-  cloud_provider:
-    description:
-      - V(cloud) or V(on-prem). V(on-prem) requires O(kubeconfig), O(harbor_hostname), O(harbor_user) and
-        O(harbor_token). Checked by the module (not by choices) so that every problem is reported at once.
-    type: str
-  kubeconfig:
-    description: Path of the kubeconfig the roles use; only its presence is checked here.
-    type: str
-  harbor_hostname:
-    description: Harbor host, for example C(harbor.harbor.svc.cluster.local).
-    type: str
-  harbor_user:
-    description: Harbor robot account, for example C(robot$k8s-puller).
-    type: str
-  harbor_token:
-    description: Harbor robot token. Only whether it is set matters to the plan; it is never returned.
-    type: str
   gpu_toleration:
     description: Toleration applied to the model pods and to the pull Job (C(key), C(operator), C(value), C(effect)).
     type: dict
@@ -72,6 +57,8 @@ options:
       - Full ORAS image reference; overrides the per-provider default (C(ghcr.io/oras-project/oras:<version>)
         on cloud, C(<harbor_hostname>/images-infra/oras-project/oras:<version>) on-prem).
     type: str
+extends_documentation_fragment:
+  - ai_platform.serving.cluster_settings
 attributes:
   check_mode:
     support: full
