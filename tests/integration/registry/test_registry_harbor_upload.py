@@ -183,3 +183,13 @@ def test_registries_yaml(registry, tools, upstream, run_role, tmp_path):
         "tls": {"ca_file": variables["harbor_upload_node_ca_file"]}}
     again = run_role("harbor_upload", variables, tasks_from="registries")
     assert again.rc == 0 and again.changed == 0, again
+
+
+def test_check_mode_uploads_nothing(registry, tools, upstream, run_role):
+    images = [dict(source="%s/%s" % (registry.host, SIM), project="images-check")]
+    mark = registry.log_mark()
+    run = run_role("harbor_upload", upload_vars(registry, tools, upstream, ["upload"], harbor_upload_images=images),
+                   check=True)
+    assert run.rc == 0, run
+    assert run.changed >= 1, run
+    assert [r for r in registry.requests_since(mark) if r[0] in ("PUT", "PATCH", "POST")] == []
