@@ -1,0 +1,457 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Model storage objects built from one model plan record, as plain dicts.
+
+Pure functions, no cluster access: the claim (``<slug>-model``), the on-prem
+static hostPath PV (``<slug>-model-pv``), the ORAS pull Job (``<slug>-model-pull``)
+and its shell script, the Job's spec hash (Jobs are immutable, a changed spec
+means a replaced Job), the pull marker / termination message parser, the
+storage-size preflight and the checks on a user-owned claim.
+
+The marker ``/model-cache/.pulled`` is a few ``key=value`` lines. The Job writes
+it only after every layer was pulled and its sha256 re-checked against the
+manifest, which was itself checked against the pinned digest; the same lines go
+to the container's termination message so the result can be read from the API.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+import hashlib
+import json
+
+GROUP = "ai-platform.serving"
+LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
+LABEL_COMPONENT = "app.kubernetes.io/component"
+LABEL_SLUG = GROUP + "/slug"
+MANAGED_BY = "ai_platform.serving"
+COMPONENT = "model-cache"
+ANNOTATION_SPEC_HASH = GROUP + "/spec-hash"
+ANNOTATION_DIGEST = GROUP + "/digest"
+ANNOTATION_REFERENCE = GROUP + "/reference"
+# Marker keys published as PVC annotations (key -> annotation suffix).
+ANNOTATED_KEYS = ("digest", "reference", "size", "files", "pulled_at", "architectures", "model_type",
+                  "torch_dtype", "transformers_version")
+METADATA_KEYS = ("architectures", "model_type", "torch_dtype", "transformers_version")
+
+CONTAINER = "oras-pull"
+DOCKER_CONFIG_DIR = "/root/.docker"
+BACKOFF_LIMIT = 3
+TTL_SECONDS = 86400
+PERMANENT_EXIT_CODE = 42
+ACCESS_RWO = "ReadWriteOnce"
+SINGLE_NODE_MODES = ("ReadWriteOnce", "ReadWriteOncePod")
+
+DEFAULT_RESOURCES = {"requests": {"cpu": "250m", "memory": "256Mi"}, "limits": {"memory": "1Gi"}}
+
+# The pull script. Inputs come from the environment (see job_manifest). It exits
+# PERMANENT_EXIT_CODE on errors a retry cannot fix (credentials, missing artifact,
+# digest mismatch), which the Job's podFailurePolicy turns into an immediate failure;
+# anything else (registry unreachable, ...) exits 1 and the Job retries (backoffLimit).
+PULL_SCRIPT = r"""set -eu
+CACHE="$AIPS_CACHE_DIR"; HUB="$AIPS_WORKING_DIR"; MARKER="$AIPS_MARKER"
+REF="$AIPS_PINNED_REFERENCE"; WANT="$AIPS_DIGEST"
+STAGE="$CACHE/.pull-staging"; OLD="$CACHE/.pull-old"; ERR="$CACHE/.pull-oras.err"
+TERMLOG="${AIPS_TERMINATION_LOG:-/dev/termination-log}"
+log() { echo "model-pull: $*"; }
+fail() {
+  code=$1; shift
+  log "FAILED: $*"
+  printf 'status=failed\ndigest=%s\nreason=%s\n' "$WANT" "$*" | head -c 3000 >"$TERMLOG"
+  exit "$code"
+}
+run_oras() {
+  if oras "$@" 2>"$ERR"; then return 0; fi
+  cat "$ERR" >&2
+  why=$(tail -n 3 "$ERR" | tr '\n' ' ')
+  if grep -Eqi '401|403|unauthori[sz]ed|denied|not found|manifest unknown|name unknown|mismatch|invalid' "$ERR"; then
+    fail 42 "oras $1: $why"
+  fi
+  fail 1 "oras $1 (will retry): $why"
+}
+report() { { echo "status=ok"; cat "$MARKER"; } | head -c 3900 >"$TERMLOG"; }
+if [ -f "$MARKER" ] && grep -qx "digest=$WANT" "$MARKER" && [ -d "$HUB" ]; then
+  log "marker holds $WANT: the cache is current, nothing to pull"
+  report
+  exit 0
+fi
+if [ -f "$MARKER" ]; then
+  log "marker holds $(grep '^digest=' "$MARKER" || echo 'no digest'), want $WANT: pulling afresh"
+fi
+rm -rf "$STAGE" "$OLD"
+mkdir -p "$STAGE/hub"
+need=${AIPS_EXPECTED_SIZE:-0}
+if [ -d "$HUB" ] && [ "$need" -gt 0 ]; then
+  avail=$(df -Pk "$CACHE" | awk 'NR == 2 { print $4 }')
+  if [ $((avail * 1024)) -lt $((need + need / 20)) ]; then
+    log "not enough free space to stage beside the previous copy: removing it first"
+    rm -f "$MARKER"
+    rm -rf "$HUB"
+  fi
+fi
+started=$(date +%s)
+log "pulling $REF"
+cd "$STAGE/hub"
+run_oras pull --concurrency "${AIPS_CONCURRENCY:-4}" "$REF"
+pulled=$(date +%s)
+log "pulled in $((pulled - started))s; verifying"
+run_oras manifest fetch "$REF" >"$STAGE/manifest.json"
+got="sha256:$(sha256sum "$STAGE/manifest.json" | cut -d' ' -f1)"
+[ "$got" = "$WANT" ] || fail 42 "the manifest's digest is $got, not $WANT"
+run_oras manifest fetch --format go-template='{{range .content.layers}}{{.digest}} {{printf "%.0f" .size}} {{index .annotations "org.opencontainers.image.title"}}{{"\n"}}{{end}}' "$REF" >"$STAGE/layers.txt"
+count=0; total=0
+while read -r digest size title; do
+  [ -n "$title" ] || fail 42 "layer $digest has no title"
+  [ -f "$title" ] || fail 42 "layer $title was not pulled"
+  if [ "${AIPS_VERIFY:-1}" = 1 ]; then
+    sum="sha256:$(sha256sum "$title" | cut -d' ' -f1)"
+    [ "$sum" = "$digest" ] || fail 42 "$title holds $sum, the manifest says $digest"
+  fi
+  count=$((count + 1)); total=$((total + size))
+done <"$STAGE/layers.txt"
+[ "$count" -gt 0 ] || fail 42 "the artifact has no titled layers"
+verified=$(date +%s)
+log "verified $count files, $total bytes in $((verified - pulled))s"
+config=""
+for f in "$STAGE"/hub/models--*/snapshots/*/config.json; do [ -f "$f" ] && config="$f" && break; done
+field() {
+  [ -n "$config" ] || return 0
+  tr -d '\n\r' <"$config" | grep -o "\"$1\"[[:space:]]*:[[:space:]]*\"[^\"]*\"" | head -n 1 \
+    | sed 's/^.*:[[:space:]]*"\(.*\)"$/\1/' || true
+}
+archs=""
+if [ -n "$config" ]; then
+  archs=$(tr -d '\n\r' <"$config" | grep -o '"architectures"[[:space:]]*:[[:space:]]*\[[^]]*\]' | head -n 1 \
+    | sed 's/^[^[]*\[//; s/\]$//; s/[" ]//g' || true)
+fi
+dtype=$(field torch_dtype); [ -n "$dtype" ] || dtype=$(field dtype)
+mtype=$(field model_type); tversion=$(field transformers_version)
+rm -f "$MARKER"
+if [ -d "$HUB" ]; then mv "$HUB" "$OLD"; fi
+mv "$STAGE/hub" "$HUB"
+sync
+{
+  echo "digest=$WANT"
+  echo "reference=$REF"
+  echo "size=$total"
+  echo "files=$count"
+  echo "pulled_at=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "pull_seconds=$((pulled - started))"
+  echo "verify_seconds=$((verified - pulled))"
+  echo "architectures=$archs"
+  echo "model_type=$mtype"
+  echo "torch_dtype=$dtype"
+  echo "transformers_version=$tversion"
+} >"$MARKER.tmp"
+mv "$MARKER.tmp" "$MARKER"
+sync
+cd "$CACHE"
+rm -rf "$OLD" "$STAGE" "$ERR"
+log "marker written: $WANT"
+report
+"""
+
+
+class StorageError(Exception):
+    """A record cannot be turned into storage objects; the message says why."""
+
+
+def labels(record):
+    return {LABEL_MANAGED_BY: MANAGED_BY, LABEL_COMPONENT: COMPONENT, LABEL_SLUG: record["slug"]}
+
+
+def _storage(record):
+    storage = record.get("storage") or {}
+    if storage.get("mode") != "harbor":
+        raise StorageError("%s: storage mode is %r, not harbor: there is nothing to pull"
+                           % (record.get("slug"), storage.get("mode")))
+    return storage
+
+
+def pinned_reference(record, digest):
+    oci = _storage(record)["oci"]
+    return "%s/%s@%s" % (oci["registry"], oci["repository"], digest)
+
+
+def pv_manifest(record, storage_class=""):
+    """The static hostPath PV of an on-prem record; None when the record has no PV."""
+    storage = _storage(record)
+    if not storage.get("pv"):
+        return None
+    node = storage.get("hostpath_node")
+    if not node or not storage.get("hostpath_dir"):
+        raise StorageError("%s: an on-prem PV needs hostpath_node and hostpath_dir" % record["slug"])
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolume",
+        "metadata": {"name": storage["pv"], "labels": labels(record)},
+        "spec": {
+            "capacity": {"storage": storage["size"]},
+            "accessModes": [ACCESS_RWO],
+            "persistentVolumeReclaimPolicy": "Retain",
+            "storageClassName": storage_class,
+            "volumeMode": "Filesystem",
+            "claimRef": {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                         "namespace": record["namespace"], "name": storage["pvc"]},
+            "hostPath": {"path": storage["hostpath_dir"], "type": "Directory"},
+            "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                {"key": "kubernetes.io/hostname", "operator": "In", "values": [node]}]}]}},
+        },
+    }
+
+
+def pvc_manifest(record, hostpath_storage_class=""):
+    """The model claim: RWO, bound to the static PV on-prem, the record's class (or the default) on cloud."""
+    storage = _storage(record)
+    spec = {
+        "accessModes": [ACCESS_RWO],
+        "resources": {"requests": {"storage": storage["size"]}},
+        "volumeMode": "Filesystem",
+    }
+    if storage.get("pv"):
+        spec["storageClassName"] = hostpath_storage_class
+        spec["volumeName"] = storage["pv"]
+    elif storage.get("storage_class"):
+        spec["storageClassName"] = storage["storage_class"]
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": storage["pvc"], "namespace": record["namespace"], "labels": labels(record)},
+        "spec": spec,
+    }
+
+
+def job_affinity(record, follow_model_affinity=True):
+    """Pin to the hostPath node; else (a dynamic claim binds where its first pod lands) the model's nodes."""
+    storage = _storage(record)
+    if storage.get("job_affinity"):
+        return copy.deepcopy(storage["job_affinity"])
+    if follow_model_affinity and record.get("affinity"):
+        return copy.deepcopy(record["affinity"])
+    return None
+
+
+def job_manifest(record, digest, expected_size=0, concurrency=4, verify=True, resources=None,
+                 follow_model_affinity=True, image_pull_policy="IfNotPresent"):
+    """The pull Job for ``record``, pinned to the manifest ``digest``; annotated with its spec hash."""
+    storage = _storage(record)
+    if not digest or not str(digest).startswith("sha256:"):
+        raise StorageError("%s: the pull Job needs the artifact's manifest digest (sha256:...), got %r"
+                           % (record["slug"], digest))
+    secret = (record.get("names") or {}).get("harbor_pull_secret")
+    env = [
+        {"name": "AIPS_CACHE_DIR", "value": storage["mount_path"]},
+        {"name": "AIPS_WORKING_DIR", "value": storage["working_dir"]},
+        {"name": "AIPS_MARKER", "value": storage["marker"]},
+        {"name": "AIPS_PINNED_REFERENCE", "value": pinned_reference(record, digest)},
+        {"name": "AIPS_DIGEST", "value": digest},
+        {"name": "AIPS_EXPECTED_SIZE", "value": str(int(expected_size or 0))},
+        {"name": "AIPS_CONCURRENCY", "value": str(int(concurrency))},
+        {"name": "AIPS_VERIFY", "value": "1" if verify else "0"},
+    ]
+    mounts = [{"name": "model-cache", "mountPath": storage["mount_path"]}]
+    volumes = [{"name": "model-cache", "persistentVolumeClaim": {"claimName": storage["pvc"]}}]
+    if secret:
+        mounts.append({"name": "docker-config", "mountPath": DOCKER_CONFIG_DIR, "readOnly": True})
+        volumes.append({"name": "docker-config", "secret": {
+            "secretName": secret, "items": [{"key": ".dockerconfigjson", "path": "config.json"}]}})
+    container = {
+        "name": CONTAINER,
+        "image": storage["oras_image"],
+        "imagePullPolicy": image_pull_policy,
+        "command": ["/bin/sh", "-c", PULL_SCRIPT],
+        "workingDir": storage["working_dir"],
+        "env": env,
+        "resources": copy.deepcopy(resources if resources is not None else DEFAULT_RESOURCES),
+        "securityContext": {"allowPrivilegeEscalation": False},
+        "terminationMessagePath": "/dev/termination-log",
+        "terminationMessagePolicy": "File",
+        "volumeMounts": mounts,
+    }
+    pod_spec = {
+        "restartPolicy": "Never",
+        "automountServiceAccountToken": False,
+        "containers": [container],
+        "volumes": volumes,
+    }
+    affinity = job_affinity(record, follow_model_affinity)
+    if affinity:
+        pod_spec["affinity"] = affinity
+    if record.get("tolerations"):
+        pod_spec["tolerations"] = copy.deepcopy(record["tolerations"])
+    if secret:
+        pod_spec["imagePullSecrets"] = [{"name": secret}]
+    spec = {
+        "backoffLimit": BACKOFF_LIMIT,
+        "ttlSecondsAfterFinished": TTL_SECONDS,
+        "podFailurePolicy": {"rules": [{"action": "FailJob", "onExitCodes": {
+            "containerName": CONTAINER, "operator": "In", "values": [PERMANENT_EXIT_CODE]}}]},
+        "template": {"metadata": {"labels": labels(record)}, "spec": pod_spec},
+    }
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {
+            "name": storage["pull_job"],
+            "namespace": record["namespace"],
+            "labels": labels(record),
+            "annotations": {ANNOTATION_SPEC_HASH: spec_hash(spec), ANNOTATION_DIGEST: digest,
+                            ANNOTATION_REFERENCE: storage["oci"]["reference"]},
+        },
+        "spec": spec,
+    }
+
+
+def spec_hash(spec):
+    """A stable hash of the spec we asked for (the API adds defaults, so live specs are not compared)."""
+    return hashlib.sha256(json.dumps(spec, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()
+
+
+def job_action(existing, wanted, replace_failed=True):
+    """What to do with the live Job: ``create``, ``keep`` or ``replace``, and why."""
+    if not existing:
+        return "create", "no pull Job exists"
+    have = ((existing.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_SPEC_HASH)
+    want = wanted["metadata"]["annotations"][ANNOTATION_SPEC_HASH]
+    if have != want:
+        return "replace", "the Job's spec changed (Jobs are immutable)"
+    if replace_failed and job_condition(existing, "Failed"):
+        return "replace", "the previous Job failed; a new run retries"
+    return "keep", "the Job is up to date"
+
+
+def job_condition(job, kind):
+    for condition in ((job or {}).get("status") or {}).get("conditions") or []:
+        if condition.get("type") == kind and condition.get("status") == "True":
+            return condition
+    return None
+
+
+def parse_marker(text):
+    """``key=value`` lines -> dict (unknown lines ignored). Integers for size, files and seconds."""
+    result = {}
+    for line in (text or "").splitlines():
+        key, sep, value = line.partition("=")
+        key = key.strip()
+        if not sep or not key or " " in key:
+            continue
+        result[key] = value.strip()
+    for key in ("size", "files", "pull_seconds", "verify_seconds"):
+        if key in result:
+            try:
+                result[key] = int(result[key])
+            except ValueError:
+                pass
+    if "architectures" in result:
+        result["architectures"] = [a for a in result["architectures"].split(",") if a]
+    return result
+
+
+def model_metadata(marker):
+    """The config.json facts of a parsed marker."""
+    return dict((key, marker.get(key) or ([] if key == "architectures" else None)) for key in METADATA_KEYS)
+
+
+def pvc_annotations(marker):
+    """PVC annotations recording what the claim holds."""
+    annotations = {}
+    for key in ANNOTATED_KEYS:
+        value = marker.get(key)
+        if value in (None, "", []):
+            continue
+        if isinstance(value, list):
+            value = ",".join(value)
+        annotations["%s/%s" % (GROUP, key.replace("_", "-"))] = str(value)
+    return annotations
+
+
+def annotations_marker(annotations):
+    """The reverse of pvc_annotations, for the cache listing."""
+    marker = {}
+    prefix = GROUP + "/"
+    for key, value in (annotations or {}).items():
+        if key.startswith(prefix):
+            marker[key[len(prefix):].replace("-", "_")] = value
+    return parse_marker("\n".join("%s=%s" % item for item in sorted(marker.items())))
+
+
+def preflight_problem(slug, storage_size, storage_bytes, artifact_bytes, headroom_percent=10):
+    """None when ``storage_bytes`` holds the artifact plus headroom; else the message to fail with."""
+    artifact_bytes = int(artifact_bytes)
+    needed = artifact_bytes + (artifact_bytes * int(headroom_percent) + 99) // 100
+    if int(storage_bytes) >= needed:
+        return None
+    gib = 1024 ** 3
+    suggested = max(1, -(-needed // gib))
+    return ("%s: storageSize %s (%d bytes) cannot hold the artifact: its layers total %d bytes, %d with "
+            "the %d%% headroom. Set modelSource.storageSize to at least %dGi; nothing was created"
+            % (slug, storage_size, int(storage_bytes), artifact_bytes, needed, int(headroom_percent), suggested))
+
+
+def replicas_from_values(values):
+    """Pods that mount the model claim, from ms-<slug>/values.yaml (decode + prefill when created)."""
+    values = values or {}
+    decode = values.get("decode") or {}
+    prefill = values.get("prefill") or {}
+    total = int(decode.get("replicas", 1) if decode.get("create", True) else 0)
+    if prefill.get("create"):
+        total += int(prefill.get("replicas", 1))
+    return total
+
+
+def claim_problems(record, pvc, replicas=1):
+    """Problems with a user-owned claim (``pvc://``): it must exist, be Bound, and allow the replicas."""
+    storage = record.get("storage") or {}
+    name = storage.get("claim")
+    namespace = storage.get("namespace") or record.get("namespace")
+    where = "%s/%s" % (namespace, name)
+    if not pvc:
+        return ["%s: the user-owned claim %s does not exist. The collection never creates, changes or deletes a "
+                "pvc:// claim: create it (bound to a volume holding the model under '%s'), or fix modelSource"
+                % (record.get("slug"), where, storage.get("sub_path"))]
+    problems = []
+    status = pvc.get("status") or {}
+    phase = status.get("phase")
+    if phase != "Bound":
+        problems.append("%s: the user-owned claim %s is %s, not Bound: it has no volume yet (kubectl describe pvc "
+                        "%s -n %s shows why)" % (record.get("slug"), where, phase or "without a phase", name, namespace))
+    modes = status.get("accessModes") or (pvc.get("spec") or {}).get("accessModes") or []
+    if replicas > 1 and modes and all(mode in SINGLE_NODE_MODES for mode in modes):
+        problems.append("%s: the user-owned claim %s is %s but %d serving replicas are planned: all but one would "
+                        "fail to mount it. Use a ReadOnlyMany or ReadWriteMany claim, or plan one replica"
+                        % (record.get("slug"), where, "/".join(modes), replicas))
+    return problems
+
+
+def pvc_conflicts(wanted, live):
+    """Why an existing claim cannot be used as is (claims are never changed); empty when it fits."""
+    if not live:
+        return []
+    problems = []
+    wspec, lspec = wanted["spec"], live.get("spec") or {}
+    if "storageClassName" in wspec and lspec.get("storageClassName") != wspec["storageClassName"]:
+        problems.append("storageClassName is %r, the plan wants %r"
+                        % (lspec.get("storageClassName"), wspec["storageClassName"]))
+    if wspec.get("volumeName") and lspec.get("volumeName") and lspec["volumeName"] != wspec["volumeName"]:
+        problems.append("it is bound to volume %s, the plan wants %s" % (lspec["volumeName"], wspec["volumeName"]))
+    return problems
+
+
+def pv_conflicts(wanted, live):
+    """Why an existing PV does not match the plan (path, node, claim)."""
+    if not live or not wanted:
+        return []
+    problems = []
+    wspec, lspec = wanted["spec"], live.get("spec") or {}
+    if (lspec.get("hostPath") or {}).get("path") != wspec["hostPath"]["path"]:
+        problems.append("its hostPath is %r, the plan wants %r"
+                        % ((lspec.get("hostPath") or {}).get("path"), wspec["hostPath"]["path"]))
+    if lspec.get("nodeAffinity") != wspec["nodeAffinity"]:
+        problems.append("its node affinity differs from hostpathNode")
+    ref = lspec.get("claimRef") or {}
+    if ref and (ref.get("namespace"), ref.get("name")) != (wspec["claimRef"]["namespace"], wspec["claimRef"]["name"]):
+        problems.append("it is claimed by %s/%s" % (ref.get("namespace"), ref.get("name")))
+    return problems

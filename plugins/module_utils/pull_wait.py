@@ -1,0 +1,223 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Waiting for a model pull Job: pure predicates on Job/Pod dicts, and the watch loop.
+
+The predicates (``job_state``, ``pull_result``, ``pod_summary``) take plain dicts
+as the API returns them and are unit-tested on YAML fixtures. ``PullWaiter``
+watches the Job (no fixed sleeps), reads the pod's termination message (the
+marker the Job wrote) and returns or fails with what it saw.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import time
+
+from ansible_collections.ai_platform.serving.plugins.module_utils.pull_job import (
+    ANNOTATION_DIGEST,
+    CONTAINER,
+    PERMANENT_EXIT_CODE,
+    job_condition,
+    parse_marker,
+)
+
+COMPLETE = "complete"
+FAILED = "failed"
+RUNNING = "running"
+DELETED = "deleted"
+STALE = "stale"
+
+# Pod waiting reasons that do not heal by waiting longer.
+STUCK_REASONS = ("ErrImagePull", "ImagePullBackOff", "InvalidImageName", "CreateContainerConfigError",
+                 "CreateContainerError")
+
+
+def job_state(job, expected_digest=None):
+    """``deleted`` (None), ``stale`` (the Job pulls another digest), ``complete``, ``failed`` or ``running``."""
+    if not job:
+        return DELETED
+    annotations = (job.get("metadata") or {}).get("annotations") or {}
+    if expected_digest and annotations.get(ANNOTATION_DIGEST) not in (None, expected_digest):
+        return STALE
+    if job_condition(job, "Complete") or job_condition(job, "SuccessCriteriaMet"):
+        return COMPLETE
+    if job_condition(job, "Failed") or job_condition(job, "FailureTarget"):
+        return FAILED
+    return RUNNING
+
+
+def failure_reason(job):
+    condition = job_condition(job, "Failed") or job_condition(job, "FailureTarget") or {}
+    reason = condition.get("reason") or "Failed"
+    message = condition.get("message") or ""
+    return ("%s: %s" % (reason, message)) if message else reason
+
+
+def _container_status(pod):
+    for status in ((pod or {}).get("status") or {}).get("containerStatuses") or []:
+        if status.get("name") == CONTAINER:
+            return status
+    return None
+
+
+def termination(pod):
+    """The pull container's terminated state (dict) or None."""
+    status = _container_status(pod)
+    if not status:
+        return None
+    return (status.get("state") or {}).get("terminated") or (status.get("lastState") or {}).get("terminated")
+
+
+def pod_summary(pod):
+    """One line: phase, container state and reason, node."""
+    if not pod:
+        return "no pod"
+    meta = pod.get("metadata") or {}
+    status = pod.get("status") or {}
+    parts = ["pod %s %s" % (meta.get("name"), status.get("phase") or "Unknown")]
+    node = (pod.get("spec") or {}).get("nodeName")
+    parts.append("on %s" % node if node else "not scheduled")
+    container = _container_status(pod)
+    if container:
+        state = container.get("state") or {}
+        for kind in ("waiting", "running", "terminated"):
+            if kind in state:
+                detail = state[kind] or {}
+                text = kind
+                if detail.get("reason"):
+                    text += " (%s)" % detail["reason"]
+                if kind == "terminated" and detail.get("exitCode") is not None:
+                    text += " exit %s" % detail["exitCode"]
+                if detail.get("message") and kind == "waiting":
+                    text += ": %s" % detail["message"]
+                parts.append(text)
+    for condition in status.get("conditions") or []:
+        if condition.get("type") == "PodScheduled" and condition.get("status") == "False":
+            parts.append("unschedulable: %s" % (condition.get("message") or condition.get("reason")))
+    return ", ".join(parts)
+
+
+def stuck_reason(pod):
+    """A waiting reason that will not heal (bad image, missing secret), or None."""
+    container = _container_status(pod) or {}
+    waiting = (container.get("state") or {}).get("waiting") or {}
+    if waiting.get("reason") in STUCK_REASONS:
+        return "%s: %s" % (waiting["reason"], waiting.get("message") or "")
+    return None
+
+
+def newest_pod(pods):
+    pods = [p for p in pods or [] if p]
+    if not pods:
+        return None
+    return sorted(pods, key=lambda p: (p.get("metadata") or {}).get("creationTimestamp") or "")[-1]
+
+
+def succeeded_pod(pods):
+    for pod in sorted(pods or [], key=lambda p: (p.get("metadata") or {}).get("creationTimestamp") or "",
+                      reverse=True):
+        if ((pod.get("status") or {}).get("phase")) == "Succeeded":
+            return pod
+    return None
+
+
+def pull_result(job, pods, expected_digest):
+    """For a complete Job: (ok, marker dict, message). ok only when the reported digest is the expected one."""
+    pod = succeeded_pod(pods)
+    if pod is None:
+        return False, {}, ("the Job is Complete but its pods are gone, so its marker cannot be read: re-run "
+                           "the play (the Job is recreated and finishes at once from the marker)")
+    term = termination(pod) or {}
+    marker = parse_marker(term.get("message") or "")
+    digest = marker.get("digest")
+    if not digest:
+        return False, marker, "the pull pod reported no marker digest (termination message: %r)" % (
+            (term.get("message") or "")[:200])
+    if digest != expected_digest:
+        return False, marker, "the pull pod reported digest %s, expected %s" % (digest, expected_digest)
+    return True, marker, "the cache holds %s" % digest
+
+
+def failure_detail(pods):
+    """The last failed pod's reported reason (termination message), exit code and whether it was permanent."""
+    failed = [p for p in pods or [] if (p.get("status") or {}).get("phase") == "Failed"]
+    pod = newest_pod(failed)
+    if not pod:
+        return None, None
+    term = termination(pod) or {}
+    marker = parse_marker(term.get("message") or "")
+    reason = marker.get("reason") or term.get("reason")
+    return pod, dict(reason=reason, exit_code=term.get("exitCode"),
+                     permanent=term.get("exitCode") == PERMANENT_EXIT_CODE)
+
+
+def recovery_steps(record_like):
+    """The seed's manual recovery, with this model's names, plus the playbook that does it."""
+    ns = record_like["namespace"]
+    job = record_like["job"]
+    steps = [
+        "kubectl logs -n %s job/%s" % (ns, job),
+        "fix the cause (credentials in harbor-creds, the artifact in Harbor, the registry's reachability)",
+        "re-run the play: a failed Job is replaced by a new one",
+        "or start clean: ansible-playbook playbooks/recover.yml -e recover_model=%s -e recover_confirm=%s"
+        % (record_like.get("slug", "<slug>"), record_like.get("slug", "<slug>")),
+        "  (kubectl delete job %s -n %s; kubectl delete pvc %s -n %s%s; then re-run the play)"
+        % (job, ns, record_like.get("pvc", "<pvc>"), ns,
+           "; kubectl delete pv %s" % record_like["pv"] if record_like.get("pv") else ""),
+    ]
+    return steps
+
+
+def clock(total, start=None):
+    """Remaining seconds of a ``total`` budget on time.monotonic(), yielded until it runs out."""
+    start = time.monotonic() if start is None else start
+    while True:
+        left = total - (time.monotonic() - start)
+        if left <= 0:
+            return
+        yield left
+
+
+class PullWaiter(object):
+    """Watch one pull Job until it completes, fails, or the timeout passes.
+
+    ``api`` offers get_job(), list_pods(), watch_job(resource_version, timeout) and
+    pod_log(name, lines); the module gives one built on kubernetes.core's client,
+    tests a fake.
+    """
+
+    def __init__(self, api, expected_digest, stuck_grace=120):
+        self.api = api
+        self.expected = expected_digest
+        self.stuck_grace = stuck_grace
+        self.last_job = None
+        self.last_pods = []
+
+    def observe(self):
+        self.last_job = self.api.get_job()
+        self.last_pods = self.api.list_pods() if self.last_job else []
+        return job_state(self.last_job, self.expected)
+
+    def wait(self, timeout):
+        """Return (state, job, pods, elapsed)."""
+        start = time.monotonic()
+        stuck_since = None
+        state = self.observe()
+        for left in clock(timeout, start):
+            if state in (COMPLETE, FAILED, DELETED, STALE):
+                break
+            pod = newest_pod(self.last_pods)
+            if stuck_reason(pod):
+                stuck_since = stuck_since or time.monotonic()
+                if time.monotonic() - stuck_since >= self.stuck_grace:
+                    state = "stuck"
+                    break
+            else:
+                stuck_since = None
+            version = ((self.last_job or {}).get("metadata") or {}).get("resourceVersion")
+            # A bounded watch: Job events end it at once; pod trouble is re-read every few seconds.
+            self.api.watch_job(version, min(left, 5 if stuck_since or not pod else 15))
+            state = self.observe()
+        return state, self.last_job, self.last_pods, time.monotonic() - start

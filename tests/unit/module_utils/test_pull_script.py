@@ -1,0 +1,209 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The pull Job's shell script, run by busybox sh against a stand-in ``oras`` on PATH.
+
+The stand-in copies a prepared hub tree (``pull``) and prints a prepared manifest
+(``manifest fetch``), so the script's own logic is checked here: the marker only
+after verification, the fast path on a matching marker, a fresh pull into a
+clean directory when the digest changed, exit 42 on permanent errors, exit 1 on
+transient ones. The real oras and registry are exercised on the lab
+(tests/integration/model_storage).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from ansible_collections.ai_platform.serving.plugins.module_utils import pull_job
+
+FAKE_ORAS = r"""#!/bin/sh
+echo "$*" >>"$FAKE_DIR/calls"
+case "$FAKE_FAIL" in
+  auth) echo "Error: failed to resolve: unauthorized: authentication required" >&2; exit 1 ;;
+  down) echo "Error: dial tcp 10.0.0.1:443: connect: connection refused" >&2; exit 1 ;;
+esac
+if [ "$1" = pull ]; then
+  cp -R "$FAKE_DIR/src/." .
+  if [ -n "$FAKE_CORRUPT" ]; then echo corrupted >>"$FAKE_CORRUPT"; fi
+  exit 0
+fi
+if [ "$1 $2" = "manifest fetch" ]; then
+  case "$3" in
+    --format*) cat "$FAKE_DIR/layers.txt" ;;
+    *) cat "$FAKE_DIR/manifest.json" ;;
+  esac
+  exit 0
+fi
+echo "unexpected oras call: $*" >&2
+exit 3
+"""
+
+REPO = "models--sentence-transformers--all-MiniLM-L6-v2"
+COMMIT = "c9745ed1d9f207416be6d2e6f8de32d1f16199bf"
+
+
+def _artifact(fake_dir, files):
+    """Write src/ (the files as oras would pull them), manifest.json and layers.txt; return the digest."""
+    src = os.path.join(fake_dir, "src")
+    shutil.rmtree(src, ignore_errors=True)
+    layers = []
+    for title, content in sorted(files.items()):
+        path = os.path.join(src, title)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as handle:
+            handle.write(content)
+        layers.append({"mediaType": "application/vnd.oci.image.layer.v1.tar", "size": len(content),
+                       "digest": "sha256:" + hashlib.sha256(content).hexdigest(),
+                       "annotations": {"org.opencontainers.image.title": title}})
+    manifest = json.dumps({"schemaVersion": 2, "layers": layers}, sort_keys=True).encode()
+    with open(os.path.join(fake_dir, "manifest.json"), "wb") as handle:
+        handle.write(manifest)
+    with open(os.path.join(fake_dir, "layers.txt"), "w") as handle:
+        for layer in layers:
+            handle.write("%s %d %s\n" % (layer["digest"], layer["size"], layer["annotations"]["org.opencontainers.image.title"]))
+    return "sha256:" + hashlib.sha256(manifest).hexdigest()
+
+
+def model_files(weights=b"weights-v1"):
+    snap = "%s/snapshots/%s/" % (REPO, COMMIT)
+    config = json.dumps({"architectures": ["BertModel"], "model_type": "bert", "torch_dtype": "float32",
+                         "transformers_version": "4.8.2", "hidden_size": 384}, indent=2).encode()
+    return {
+        REPO + "/refs/main": COMMIT.encode(),
+        snap + "config.json": config,
+        snap + "1_Pooling/config.json": b'{"model_type": "pooling-not-top-level"}',
+        snap + "model.safetensors": weights,
+    }
+
+
+class Pod(object):
+    def __init__(self, tmp_path):
+        self.root = tmp_path
+        self.cache = tmp_path / "model-cache"
+        self.fake = tmp_path / "fake"
+        (self.cache / "hub").mkdir(parents=True)
+        bindir = tmp_path / "bin"
+        bindir.mkdir()
+        self.fake.mkdir()
+        oras = bindir / "oras"
+        oras.write_text(FAKE_ORAS)
+        oras.chmod(0o755)
+        self.path = "%s:%s" % (bindir, os.environ["PATH"])
+        self.termlog = tmp_path / "termination-log"
+
+    def run(self, digest, **fake):
+        env = {"PATH": self.path, "FAKE_DIR": str(self.fake), "FAKE_FAIL": fake.get("fail", ""),
+               "FAKE_CORRUPT": fake.get("corrupt", ""),
+               "AIPS_CACHE_DIR": str(self.cache), "AIPS_WORKING_DIR": str(self.cache / "hub"),
+               "AIPS_MARKER": str(self.cache / ".pulled"), "AIPS_DIGEST": digest,
+               "AIPS_PINNED_REFERENCE": "harbor.example/ai-models/minilm@" + digest,
+               "AIPS_EXPECTED_SIZE": "0", "AIPS_CONCURRENCY": "2", "AIPS_VERIFY": "1",
+               "AIPS_TERMINATION_LOG": str(self.termlog)}
+        if self.termlog.exists():
+            self.termlog.unlink()
+        (self.fake / "calls").write_text("")
+        return subprocess.run([shutil.which("busybox"), "sh", "-c", pull_job.PULL_SCRIPT], cwd=str(self.cache / "hub"),
+                              env=env, capture_output=True, text=True)
+
+    def marker(self):
+        path = self.cache / ".pulled"
+        return pull_job.parse_marker(path.read_text()) if path.exists() else None
+
+    def report(self):
+        return pull_job.parse_marker(self.termlog.read_text()) if self.termlog.exists() else None
+
+    def calls(self):
+        return (self.fake / "calls").read_text().splitlines()
+
+
+@pytest.fixture
+def pod(tmp_path):
+    if not shutil.which("busybox"):
+        raise RuntimeError("busybox is needed to run the pull script as the ORAS image does (apt-get install busybox)")
+    return Pod(tmp_path)
+
+
+def test_fresh_pull_writes_marker_after_verification(pod):
+    digest = _artifact(str(pod.fake), model_files())
+    proc = pod.run(digest)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    marker = pod.marker()
+    assert marker["digest"] == digest and marker["files"] == 4
+    assert marker["size"] == sum(len(v) for v in model_files().values())
+    assert marker["architectures"] == ["BertModel"] and marker["model_type"] == "bert"
+    assert marker["torch_dtype"] == "float32" and marker["transformers_version"] == "4.8.2"
+    assert pod.report()["status"] == "ok" and pod.report()["digest"] == digest
+    assert (pod.cache / "hub" / REPO / "refs" / "main").read_text() == COMMIT
+    assert sorted(os.listdir(str(pod.cache))) == [".pulled", "hub"]
+
+
+def test_matching_marker_finishes_at_once(pod):
+    digest = _artifact(str(pod.fake), model_files())
+    assert pod.run(digest).returncode == 0
+    proc = pod.run(digest, fail="down")   # any oras call would fail now
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert pod.calls() == []
+    assert "nothing to pull" in proc.stdout
+    assert pod.report()["digest"] == digest
+
+
+def test_other_digest_pulls_afresh_into_a_clean_directory(pod):
+    old = _artifact(str(pod.fake), model_files())
+    assert pod.run(old).returncode == 0
+    stray = pod.cache / "hub" / REPO / "snapshots" / COMMIT / "stale-only-in-v1.bin"
+    stray.write_text("old")
+    files = model_files(weights=b"weights-v2")
+    new = _artifact(str(pod.fake), files)
+    proc = pod.run(new)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "pulling afresh" in proc.stdout
+    assert pod.marker()["digest"] == new
+    assert not stray.exists()
+    weights = pod.cache / "hub" / REPO / "snapshots" / COMMIT / "model.safetensors"
+    assert weights.read_bytes() == b"weights-v2"
+
+
+def test_corrupted_file_fails_permanently_without_marker(pod):
+    digest = _artifact(str(pod.fake), model_files())
+    target = "%s/snapshots/%s/model.safetensors" % (REPO, COMMIT)
+    proc = pod.run(digest, corrupt=target)
+    assert proc.returncode == pull_job.PERMANENT_EXIT_CODE, proc.stdout + proc.stderr
+    assert pod.marker() is None
+    report = pod.report()
+    assert report["status"] == "failed" and "model.safetensors holds" in report["reason"]
+
+
+def test_wrong_manifest_digest_fails_permanently(pod):
+    _artifact(str(pod.fake), model_files())
+    proc = pod.run("sha256:" + "0" * 64)
+    assert proc.returncode == pull_job.PERMANENT_EXIT_CODE
+    assert "the manifest's digest is" in pod.report()["reason"]
+    assert pod.marker() is None
+
+
+def test_auth_failure_is_permanent_and_outage_is_retried(pod):
+    digest = _artifact(str(pod.fake), model_files())
+    proc = pod.run(digest, fail="auth")
+    assert proc.returncode == pull_job.PERMANENT_EXIT_CODE
+    assert "unauthorized" in pod.report()["reason"]
+    proc = pod.run(digest, fail="down")
+    assert proc.returncode == 1
+    assert "will retry" in pod.report()["reason"] and "connection refused" in pod.report()["reason"]
+    assert pod.marker() is None
+
+
+def test_failed_repull_keeps_no_stale_marker_but_old_copy(pod):
+    old = _artifact(str(pod.fake), model_files())
+    assert pod.run(old).returncode == 0
+    new = _artifact(str(pod.fake), model_files(weights=b"weights-v2"))
+    assert pod.run(new, fail="down").returncode == 1
+    # the old marker still names the old digest, so nothing is taken for the new one
+    assert pod.marker()["digest"] == old

@@ -1,0 +1,137 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The pull-wait predicates on recorded Job/Pod objects (fixtures/pull_wait/*.yml) and the watch loop."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+
+import pytest
+import yaml
+
+from ansible_collections.ai_platform.serving.plugins.module_utils import pull_wait
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "pull_wait")
+CASES = sorted(f[:-4] for f in os.listdir(FIXTURES) if f.endswith(".yml"))
+
+
+def load(name):
+    with open(os.path.join(FIXTURES, name + ".yml")) as handle:
+        return yaml.safe_load(handle)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_job_state(name):
+    case = load(name)
+    assert pull_wait.job_state(case["job"], case["expected_digest"]) == case["expected_state"]
+
+
+def test_complete_result_reads_marker_from_termination_message():
+    case = load("complete")
+    ok, marker, message = pull_wait.pull_result(case["job"], case["pods"], case["expected_digest"])
+    assert ok, message
+    assert marker["size"] == 91618941 and marker["files"] == 13
+    assert marker["architectures"] == ["BertModel"]
+    assert marker["model_type"] == "bert"
+
+
+def test_complete_with_other_digest_is_not_success():
+    case = load("complete")
+    ok, _marker, message = pull_wait.pull_result(case["job"], case["pods"], "sha256:" + "c" * 64)
+    assert not ok
+    assert "expected sha256:ccc" in message
+
+
+def test_complete_without_pods_says_what_to_do():
+    case = load("complete")
+    ok, _marker, message = pull_wait.pull_result(case["job"], [], case["expected_digest"])
+    assert not ok and "re-run" in message
+
+
+def test_failed_detail_and_reason():
+    case = load("failed")
+    assert pull_wait.failure_reason(case["job"]).startswith("PodFailurePolicy: ")
+    pod, detail = pull_wait.failure_detail(case["pods"])
+    assert pod["metadata"]["name"].endswith("b4d9q")
+    assert detail["permanent"] and detail["exit_code"] == 42
+    assert "unauthorized" in detail["reason"]
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_pod_summary_never_raises(name):
+    case = load(name)
+    for pod in case["pods"] or [None]:
+        assert pull_wait.pod_summary(pod)
+
+
+def test_stuck_reason():
+    assert pull_wait.stuck_reason(load("image_pull_backoff")["pods"][0]).startswith("ImagePullBackOff")
+    assert pull_wait.stuck_reason(load("running")["pods"][0]) is None
+    summary = pull_wait.pod_summary(load("image_pull_backoff")["pods"][0])
+    assert "waiting (ImagePullBackOff)" in summary
+
+
+def test_recovery_steps_name_the_objects():
+    steps = pull_wait.recovery_steps(dict(namespace="ns", job="m-model-pull", slug="m", pvc="m-model", pv="m-model-pv"))
+    text = "\n".join(steps)
+    assert "kubectl logs -n ns job/m-model-pull" in text
+    assert "kubectl delete pv m-model-pv" in text
+    assert "recover_model=m" in text
+
+
+class FakeApi(object):
+    """Plays back a sequence of (job, pods) snapshots, one per watch."""
+
+    def __init__(self, snapshots):
+        self.snapshots = list(snapshots)
+        self.watches = 0
+        self.index = 0
+
+    def get_job(self):
+        return self.snapshots[self.index][0]
+
+    def list_pods(self):
+        return self.snapshots[self.index][1]
+
+    def watch_job(self, resource_version, timeout):
+        self.watches += 1
+        self.index = min(self.index + 1, len(self.snapshots) - 1)
+
+
+def test_waiter_follows_running_to_complete():
+    running, complete = load("running"), load("complete")
+    api = FakeApi([(running["job"], running["pods"]), (running["job"], running["pods"]),
+                   (complete["job"], complete["pods"])])
+    state, job, pods, _elapsed = pull_wait.PullWaiter(api, complete["expected_digest"]).wait(30)
+    assert state == "complete" and api.watches == 2
+    assert pods[0]["status"]["phase"] == "Succeeded"
+
+
+def test_waiter_returns_at_once_on_failed():
+    failed = load("failed")
+    api = FakeApi([(failed["job"], failed["pods"])])
+    state, _job, _pods, _elapsed = pull_wait.PullWaiter(api, failed["expected_digest"]).wait(30)
+    assert state == "failed" and api.watches == 0
+
+
+def test_waiter_times_out_with_last_state():
+    running = load("running")
+
+    class Slow(FakeApi):
+        def watch_job(self, resource_version, timeout):
+            import time
+            time.sleep(min(timeout, 0.05))
+            FakeApi.watch_job(self, resource_version, timeout)
+
+    api = Slow([(running["job"], running["pods"])])
+    state, job, pods, elapsed = pull_wait.PullWaiter(api, running["expected_digest"]).wait(0.2)
+    assert state == "running" and job is running["job"] and 0.2 <= elapsed < 2
+
+
+def test_waiter_calls_persistent_image_pull_failure_stuck():
+    stuck = load("image_pull_backoff")
+    api = FakeApi([(stuck["job"], stuck["pods"])])
+    state, _job, _pods, _elapsed = pull_wait.PullWaiter(api, stuck["expected_digest"], stuck_grace=0).wait(30)
+    assert state == "stuck"
