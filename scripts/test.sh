@@ -42,6 +42,12 @@ for stage in "${STAGES[@]}"; do
   if "stage_$stage"; then result=ok; else result=FAILED; failed=1; fi
   SUMMARY+=("$(printf '%-12s %-7s %4ds' "$stage" "$result" $((SECONDS - start)))")
 done
+# A tool that writes its config through a rename can replace /dev/null with a
+# regular file; catch it here rather than as a strange failure later.
+if [[ ! -c /dev/null ]]; then
+  echo "test.sh: /dev/null is no longer a character device: a test or tool replaced it"
+  failed=1
+fi
 echo "=== summary"
 printf '%s\n' "${SUMMARY[@]}"
 exit $failed
