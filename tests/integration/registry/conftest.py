@@ -76,16 +76,15 @@ class PlaybookRun:
         return "rc=%s changed=%s failed=%s\n%s" % (self.rc, self.changed, self.failed, self.output[-6000:])
 
 
-@pytest.fixture
-def run_role(tmp_path, tools):
+def make_runner(workdir, tools):
     """Run one role of the collection on localhost with the given variables (from a file, not argv)."""
     def run(role, variables, tasks_from="main", verbosity=0, check=False):
-        playbook = tmp_path / ("play-%s.yml" % role)
+        playbook = workdir / ("play-%s.yml" % role)
         playbook.write_text(
             "- hosts: localhost\n  connection: local\n  gather_facts: false\n  tasks:\n"
             "    - name: Apply the role\n      ansible.builtin.include_role:\n"
             "        name: ai_platform.serving.%s\n        tasks_from: %s\n" % (role, tasks_from))
-        extra = tmp_path / "vars.json"
+        extra = workdir / "vars.json"
         extra.write_text(json.dumps(variables))
         argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,",
                 "-e", "@%s" % extra, "-e", "ansible_python_interpreter=%s" % sys.executable, str(playbook)]
@@ -97,3 +96,14 @@ def run_role(tmp_path, tools):
                    ANSIBLE_FORCE_COLOR="0")
         return PlaybookRun(subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, check=False, text=True))
     return run
+
+
+@pytest.fixture
+def run_role(tmp_path, tools):
+    return make_runner(tmp_path, tools)
+
+
+@pytest.fixture(scope="module")
+def module_run_role(tmp_path_factory, tools):
+    """run_role for module-scoped fixtures (tests may be spread over xdist workers)."""
+    return make_runner(tmp_path_factory.mktemp("plays"), tools)

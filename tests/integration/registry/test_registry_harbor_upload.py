@@ -107,10 +107,16 @@ def upload_vars(registry, tools, upstream, steps, **overrides):
     return variables
 
 
-def test_image_round_trip_keeps_the_digest(registry, tools, upstream, run_role):
-    run = run_role("harbor_upload", upload_vars(registry, tools, upstream, ["download", "upload"]))
+@pytest.fixture(scope="module")
+def uploaded(registry, tools, upstream, module_run_role):
+    """The first download + upload (once per xdist worker); the image tests start from it."""
+    run = module_run_role("harbor_upload", upload_vars(registry, tools, upstream, ["download", "upload"]))
     assert run.rc == 0, run
     assert run.changed >= 2, run
+    return run
+
+
+def test_image_round_trip_keeps_the_digest(registry, tools, upstream, uploaded):
     archive = upstream["work"] / "artifacts" / "images" / "llm-d-inference-sim-v0.7.1.tar"
     assert archive.is_file()
     pushed = "%s/images-shaide/upstream/llm-d/llm-d-inference-sim:v0.7.1" % registry.host
@@ -118,7 +124,7 @@ def test_image_round_trip_keeps_the_digest(registry, tools, upstream, run_role):
     assert skopeo_digest(tools, registry, upstream["auth"], "%s/%s" % (registry.host, SIM)) == upstream["digest"]
 
 
-def test_image_second_run_changes_nothing(registry, tools, upstream, run_role):
+def test_image_second_run_changes_nothing(registry, tools, upstream, run_role, uploaded):
     mark = registry.log_mark()
     run = run_role("harbor_upload", upload_vars(registry, tools, upstream, ["download", "upload"]))
     assert run.rc == 0, run
@@ -126,7 +132,7 @@ def test_image_second_run_changes_nothing(registry, tools, upstream, run_role):
     assert [r for r in registry.requests_since(mark) if r[0] in ("PUT", "PATCH", "POST")] == []
 
 
-def test_image_upload_wrong_token_is_clear_and_hidden(registry, tools, upstream, run_role):
+def test_image_upload_wrong_token_is_clear_and_hidden(registry, tools, upstream, run_role, uploaded):
     wrong = "Wr0ng-" + os.urandom(8).hex()
     run = run_role("harbor_upload", upload_vars(registry, tools, upstream, ["upload"], harbor_upload_token=wrong),
                    verbosity=4)
@@ -185,7 +191,7 @@ def test_registries_yaml(registry, tools, upstream, run_role, tmp_path):
     assert again.rc == 0 and again.changed == 0, again
 
 
-def test_check_mode_uploads_nothing(registry, tools, upstream, run_role):
+def test_check_mode_uploads_nothing(registry, tools, upstream, run_role, uploaded):
     images = [dict(source="%s/%s" % (registry.host, SIM), project="images-check")]
     mark = registry.log_mark()
     run = run_role("harbor_upload", upload_vars(registry, tools, upstream, ["upload"], harbor_upload_images=images),

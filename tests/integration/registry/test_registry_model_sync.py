@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """model_sync role against a real registry with the real MiniLM weights.
 
-Ordered: the first test publishes, the next ones re-run on what it left.
+The module fixture ``published`` pushes the model once (per xdist worker); every test
+starts from that state and uses its own tags for anything it adds.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -29,8 +30,8 @@ NEW_COMMIT = "0" * 39 + "1"
 UPLOADS = ("PUT", "PATCH", "POST")
 
 
-def role_vars(registry, tools, tmp_path, hub, revision="main", **overrides):
-    models = [dict(repo_id=REPO, revision=revision, tag="v1", source="local_cache", local_path=hub,
+def role_vars(registry, tools, tmp_path, hub, revision="main", tag="v1", **overrides):
+    models = [dict(repo_id=REPO, revision=revision, tag=tag, source="local_cache", local_path=hub,
                    artifact="all-minilm-l6-v2")]
     return model_sync_vars(registry, tools, LOCK.parent / "work", LOCK, models, **overrides)
 
@@ -45,8 +46,16 @@ def lock_file(tmp_path_factory):
     return LOCK
 
 
-def read_lock():
-    return yaml.safe_load(LOCK.read_text())["models"]["harbor.harbor.svc.cluster.local/ai-models/all-minilm-l6-v2:v1"]
+def read_lock(tag="v1"):
+    return yaml.safe_load(LOCK.read_text())["models"]["harbor.harbor.svc.cluster.local/ai-models/all-minilm-l6-v2:" + tag]
+
+
+@pytest.fixture(scope="module")
+def published(registry, tools, tmp_path_factory, minilm_hub, lock_file, module_run_role):
+    run = module_run_role("model_sync", role_vars(registry, tools, None, minilm_hub))
+    assert run.rc == 0, run
+    assert run.changed >= 1, run
+    return run
 
 
 def uploads_since(registry, mark):
@@ -66,10 +75,7 @@ def sha256_text(text):
     return sha256_bytes(text.encode())
 
 
-def test_publish_pull_and_resolve_offline(registry, tools, tmp_path, minilm_hub, run_role):
-    run = run_role("model_sync", role_vars(registry, tools, tmp_path, minilm_hub))
-    assert run.rc == 0, run
-    assert run.changed >= 1, run
+def test_publish_pull_and_resolve_offline(registry, tools, tmp_path, minilm_hub, published):
     entry = read_lock()
     assert entry["revision"] == COMMIT
     assert entry["repo_id"] == REPO
@@ -100,7 +106,7 @@ def test_publish_pull_and_resolve_offline(registry, tools, tmp_path, minilm_hub,
     assert sha256_file(weights) == sha256_file(os.path.join(snapshot, "model.safetensors"))
 
 
-def test_unchanged_rerun_sends_no_blob_bytes(registry, tools, tmp_path, minilm_hub, run_role):
+def test_unchanged_rerun_sends_no_blob_bytes(registry, tools, tmp_path, minilm_hub, run_role, published):
     before = read_lock()
     mark = registry.log_mark()
     registry.relay.reset()
@@ -114,14 +120,16 @@ def test_unchanged_rerun_sends_no_blob_bytes(registry, tools, tmp_path, minilm_h
     assert read_lock() == before
 
 
-def test_check_mode_reports_a_new_revision_without_pushing(registry, tools, tmp_path, minilm_hub, run_role):
+def test_check_mode_reports_a_new_revision_without_pushing(registry, tools, tmp_path, minilm_hub, run_role, published):
     hub = new_revision(tmp_path, minilm_hub)
     mark = registry.log_mark()
-    run = run_role("model_sync", role_vars(registry, tools, tmp_path, hub, revision=NEW_COMMIT), check=True)
+    lock_before = LOCK.read_text()
+    run = run_role("model_sync", role_vars(registry, tools, tmp_path, hub, revision=NEW_COMMIT, tag="v1-check"),
+                   check=True)
     assert run.rc == 0, run
     assert run.changed >= 1, run
     assert uploads_since(registry, mark) == []
-    assert read_lock()["revision"] == COMMIT
+    assert LOCK.read_text() == lock_before
 
 
 def new_revision(tmp_path, minilm_hub):
@@ -142,12 +150,13 @@ def new_revision(tmp_path, minilm_hub):
     return hub
 
 
-def test_one_changed_file_sends_only_that_layer(registry, tools, tmp_path, minilm_hub, run_role):
+def test_one_changed_file_sends_only_that_layer(registry, tools, tmp_path, minilm_hub, run_role, published):
     hub = new_revision(tmp_path, minilm_hub)
     readme = os.path.join(hub, "models--sentence-transformers--all-MiniLM-L6-v2", "snapshots", NEW_COMMIT, "README.md")
     mark = registry.log_mark()
     registry.relay.reset()
-    run = run_role("model_sync", role_vars(registry, tools, tmp_path, hub, revision=NEW_COMMIT))
+    # A new tag in the same repository: blobs already there are skipped by digest.
+    run = run_role("model_sync", role_vars(registry, tools, tmp_path, hub, revision=NEW_COMMIT, tag="v1-next"))
     assert run.rc == 0, run
     assert run.changed >= 1, run
     sent = uploaded_digests(uploads_since(registry, mark))
@@ -156,10 +165,11 @@ def test_one_changed_file_sends_only_that_layer(registry, tools, tmp_path, minil
     readme_size = os.path.getsize(readme)
     print("one changed file (%d bytes): %d bytes sent" % (readme_size, registry.relay.sent))
     assert registry.relay.sent < readme_size + 64 * 1024
-    assert read_lock()["revision"] == NEW_COMMIT
+    assert read_lock("v1-next")["revision"] == NEW_COMMIT
+    assert read_lock()["revision"] == COMMIT
 
 
-def test_corrupted_file_is_refused_before_any_push(registry, tools, tmp_path, minilm_hub, run_role):
+def test_corrupted_file_is_refused_before_any_push(registry, tools, tmp_path, minilm_hub, run_role, published):
     hub = str(tmp_path / "corrupt")
     shutil.copytree(minilm_hub, hub, symlinks=True)
     snapshot = os.path.join(hub, "models--sentence-transformers--all-MiniLM-L6-v2", "snapshots", COMMIT)
@@ -178,7 +188,7 @@ def test_corrupted_file_is_refused_before_any_push(registry, tools, tmp_path, mi
     assert LOCK.read_text() == lock_before
 
 
-def test_wrong_password_names_the_registry_and_hides_it(registry, tools, tmp_path, minilm_hub, run_role):
+def test_wrong_password_names_the_registry_and_hides_it(registry, tools, tmp_path, minilm_hub, run_role, published):
     wrong = "Wr0ng-" + os.urandom(8).hex()
     run = run_role("model_sync", role_vars(registry, tools, tmp_path, minilm_hub, model_sync_registry_token=wrong),
                    verbosity=4)
@@ -187,13 +197,13 @@ def test_wrong_password_names_the_registry_and_hides_it(registry, tools, tmp_pat
     assert wrong not in run.output
 
 
-def test_real_password_never_printed_at_vvvv(registry, tools, tmp_path, minilm_hub, run_role):
+def test_real_password_never_printed_at_vvvv(registry, tools, tmp_path, minilm_hub, run_role, published):
     run = run_role("model_sync", role_vars(registry, tools, tmp_path, minilm_hub), verbosity=4)
     assert run.rc == 0, run
     assert registry.password not in run.output
 
 
-def test_plain_directory_source(registry, tools, tmp_path, run_role):
+def test_plain_directory_source(registry, tools, tmp_path, run_role, published):
     model_dir = hub_fixture.minilm_dir()
     run = run_role("model_sync", role_vars(registry, tools, tmp_path, None, model_sync_models=[dict(
         repo_id=REPO, revision=COMMIT, tag="from-dir", source="local_dir", local_path=model_dir,
