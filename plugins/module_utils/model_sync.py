@@ -124,7 +124,15 @@ def sync(params, check_mode=False, want_diff=False):
     if ref.digest or not ref.tag:
         raise registry.RegistryError("reference %s must name a tag (host/project/name:tag), not a digest"
                                      % params["reference"])
-    commit, files = collect(params, check_mode)
+    try:
+        commit, files = collect(params, check_mode)
+    except hf_cache.CacheError:
+        if not (check_mode and params["source"] == "hf"):
+            raise
+        # Check mode downloads nothing: a revision not cached yet would be downloaded and pushed.
+        return dict(changed=True, repo_id=params["repo_id"], revision=params["revision"], digest=None,
+                    reference=params["reference"], file_count=None, size=None, uploaded=[], uploaded_bytes=0,
+                    existing=0, difference={}, msg="would download %s@%s first" % (params["repo_id"], params["revision"]))
     layers = oci_artifact.plan_layers(params["repo_id"], commit, files)
     annotations = oci_artifact.manifest_annotations(params["repo_id"], commit)
     credentials = {ref.registry: (params["registry_username"], params["registry_password"])}

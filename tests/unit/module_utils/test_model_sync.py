@@ -39,6 +39,8 @@ def test_hf_source_in_check_mode_reads_the_cache_only(tmp_path, monkeypatch):
     monkeypatch.setattr(model_sync, "download", no_download)
     with pytest.raises(CacheError, match="not in the hub cache"):
         model_sync.collect(params(source="hf", cache_dir=str(tmp_path)), check_mode=True)
+    result = model_sync.sync(params(source="hf", cache_dir=str(tmp_path)), check_mode=True)
+    assert result["changed"] and result["digest"] is None and "would download" in result["msg"]
 
 
 def test_download_binds_the_token_to_its_origin(monkeypatch, tmp_path):
