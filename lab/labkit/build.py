@@ -110,7 +110,7 @@ def path_replaces(gomod_text):
 
 def required_version(gomod_text, module):
     """The version gomod_text requires of module, or None."""
-    m = re.search(rf"^\s*(?:require\s+)?{re.escape(module)}\s+(v\S+)", gomod_text, re.M)
+    m = re.search(rf"^\s*(?:require\s+)?{re.escape(module)}\s+(v\S+)", gomod_text, re.MULTILINE)
     return m.group(1) if m else None
 
 
@@ -125,12 +125,13 @@ def placeholder_modules(gomod_text):
 
 
 def go_directive(gomod_text):
-    m = re.search(r"^go\s+(\S+)", gomod_text, re.M)
+    m = re.search(r"^go\s+(\S+)", gomod_text, re.MULTILINE)
     return m.group(1) if m else "1.22"
 
 
 def wrapper_gomod(comp, upstream_gomod):
-    godebug = re.findall(r"^godebug\s.*$", upstream_gomod, re.M)  # keep upstream's run-time defaults
+    # upstream's godebug lines keep its run-time defaults
+    godebug = re.findall(r"^godebug\s.*$", upstream_gomod, re.MULTILINE)
     lines = [f"module lab.local/build/{comp.name}", "", f"go {go_directive(upstream_gomod)}", "",
              *godebug, f"require {comp.module} {comp.version}", ""]
     replaced = [m for m in placeholder_modules(upstream_gomod) if m != comp.module]
@@ -172,8 +173,10 @@ def build(comp, cache, log_dir):
     logfile = log_dir / f"build-{comp.name}.log"
     log.info(f"{comp.key}: building (log: {logfile})")
     with open(logfile, "w") as fh:
-        run = lambda args: subprocess.run(args, cwd=src, env=go_env(), stdout=fh,
-                                          stderr=subprocess.STDOUT, check=True)
+        def run(args):
+            subprocess.run(args, cwd=src, env=go_env(), stdout=fh, stderr=subprocess.STDOUT,
+                           check=True)
+
         run(["go", "get"] + [f"{p}@{comp.version}" for p in comp.packages])
         bin_dir = out / "bin"
         bin_dir.mkdir(exist_ok=True)

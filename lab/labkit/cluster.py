@@ -43,13 +43,22 @@ def kubectl(paths, *args, check=True, capture=True, input_text=None):
                           input=input_text)
 
 
-def wait_for(what, probe, timeout, logfile=None):
+def wait_for(what, probe, timeout, paths=None, daemon=None):
+    """Poll probe(); fail at the timeout, or at once when the daemon being awaited has exited."""
     deadline = time.monotonic() + timeout
     while not probe():
+        if daemon and not procs.read_pid(paths, daemon):
+            raise RuntimeError(f"{daemon} exited; last lines of its log:\n"
+                               + _log_tail(paths, daemon))
         if time.monotonic() > deadline:
-            hint = f"; see {logfile}" if logfile else ""
+            hint = f"; see {paths.logs / (daemon + '.log')}" if daemon else ""
             raise RuntimeError(f"timed out after {timeout}s waiting for {what}{hint}")
         time.sleep(0.5)
+
+
+def _log_tail(paths, daemon, lines=15):
+    logfile = paths.logs / f"{daemon}.log"
+    return "\n".join(logfile.read_text(errors="replace").splitlines()[-lines:])
 
 
 def _http_ok(url):
@@ -107,11 +116,9 @@ def push_images(paths, versions, bin_dir, token):
 
 def start_control_plane(paths, bin_dir):
     procs.start(paths, "etcd", kube.etcd_argv(paths, bin_dir))
-    wait_for("etcd", lambda: _http_ok("http://127.0.0.1:2379/health"), 60,
-             paths.logs / "etcd.log")
+    wait_for("etcd", lambda: _http_ok("http://127.0.0.1:2379/health"), 60, paths, "etcd")
     procs.start(paths, "kube-apiserver", kube.apiserver_argv(paths, bin_dir))
-    wait_for("kube-apiserver", lambda: _apiserver_ready(paths), 120,
-             paths.logs / "kube-apiserver.log")
+    wait_for("kube-apiserver", lambda: _apiserver_ready(paths), 120, paths, "kube-apiserver")
     procs.start(paths, "kube-controller-manager", kube.controller_manager_argv(paths, bin_dir))
     procs.start(paths, "kube-scheduler", kube.scheduler_argv(paths, bin_dir))
 
@@ -140,15 +147,14 @@ def start_node(paths, bin_dir, versions, token):
     kube.write_containerd_config(paths, token, sandbox)
     procs.start(paths, "containerd", kube.containerd_argv(paths))
     sock = kube.containerd_socket(paths)
-    wait_for("containerd", sock.exists, 30, paths.logs / "containerd.log")
+    wait_for("containerd", sock.exists, 30, paths, "containerd")
     procs.start(paths, "coredns", kube.coredns_argv(paths, bin_dir))
     procs.start(paths, "kubelet", kube.kubelet_argv(paths, bin_dir))
     procs.start(paths, "kube-proxy", kube.kube_proxy_argv(paths, bin_dir))
     helper = f"docker.io/library/busybox:{versions['BUSYBOX_TAG']}"
     procs.start(paths, "local-path-provisioner",
                 kube.local_path_provisioner_argv(paths, bin_dir, helper))
-    wait_for(f"node {node_name()} Ready", lambda: _node_ready(paths), 180,
-             paths.logs / "kubelet.log")
+    wait_for(f"node {node_name()} Ready", lambda: _node_ready(paths), 180, paths, "kubelet")
 
 
 # ---------------------------------------------------------------- env / status
@@ -206,7 +212,7 @@ def down(paths, purge=False):
         procs.stop(paths, name)
     if (paths.bin / "kube-proxy").exists():
         subprocess.run([str(paths.bin / "kube-proxy"), "--cleanup"], capture_output=True)
-    netns = stop_containers(paths)
+    stop_containers(paths)
     procs.stop(paths, "containerd")
     stop_orphan_shims(paths)
     for name in reversed(("registry",) + CONTROL_PLANE):
@@ -214,9 +220,6 @@ def down(paths, purge=False):
     for name in procs.recorded(paths):  # anything else the lab recorded
         procs.stop(paths, name)
     host.unmount_all(host.mounts_under(paths.root))
-    host.unmount_all(netns)
-    for ns in netns:
-        Path(ns).unlink(missing_ok=True)
     shutil.rmtree(paths.data / "cni-ipam", ignore_errors=True)
     host.remove_cgroups()
     host.remove_egress_guard()
@@ -234,28 +237,20 @@ def _ctr(paths, *args):
 
 
 def stop_containers(paths):
-    """Kill and delete every container task; return the pod network namespaces to remove."""
+    """Kill and delete every container task (pod network namespaces live in the state dir)."""
     if not procs.read_pid(paths, "containerd"):
-        return []
-    netns = set()
-    for cid in _ctr(paths, "containers", "ls", "-q").stdout.split():
-        info = _ctr(paths, "containers", "info", cid)
-        if info.returncode == 0:
-            spec = json.loads(info.stdout).get("Spec") or {}
-            for ns in spec.get("linux", {}).get("namespaces", []):
-                if ns.get("type") == "network" and ns.get("path", "").startswith("/var/run/netns/"):
-                    netns.add(ns["path"])
+        return
+    for cid in _ctr(paths, "tasks", "ls", "-q").stdout.split():
         _ctr(paths, "tasks", "kill", "--signal", "SIGKILL", cid)
     for cid in _ctr(paths, "tasks", "ls", "-q").stdout.split():
         for _ in range(50):
             if _ctr(paths, "tasks", "delete", cid).returncode == 0:
                 break
             time.sleep(0.1)
-    return sorted(netns)
 
 
 def stop_orphan_shims(paths):
-    """containerd's shims serve our socket only; any left behind carry its path on their command line."""
+    """Shims of the lab's containerd carry its socket path on their command line."""
     sock = str(kube.containerd_socket(paths))
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
@@ -267,19 +262,3 @@ def stop_orphan_shims(paths):
         if cmdline and cmdline[0].endswith(b"containerd-shim-runc-v2") and sock.encode() in cmdline:
             os.kill(int(proc.name), 9)
             log.info(f"killed leftover shim pid {proc.name}")
-
-
-def lab_processes(paths):
-    """PIDs whose executable or command line points into the lab's directories."""
-    markers = (str(paths.root).encode(), str(paths.cache).encode())
-    found = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit() or int(proc.name) == os.getpid():
-            continue
-        try:
-            cmdline = (proc / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if any(m in cmdline for m in markers):
-            found.append(int(proc.name))
-    return found

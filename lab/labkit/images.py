@@ -42,7 +42,8 @@ def busybox_layer(ca_cert: Path):
     for applet in applets:
         if applet != "bin/busybox":
             layer.symlinks[applet] = "/bin/busybox"
-    layer.add_file("etc/passwd", b"root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534::/:/bin/false\n")
+    layer.add_file("etc/passwd",
+                   b"root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534::/:/bin/false\n")
     layer.add_file("etc/group", b"root:x:0:\nnobody:x:65534:\n")
     layer.add_file("etc/ssl/certs/ca-certificates.crt", ca_cert.read_bytes())
     layer.dirs.update({"tmp": 0o1777, "root": 0o700, "workspace": 0o755})

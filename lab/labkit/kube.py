@@ -74,9 +74,10 @@ def apiserver_argv(paths, bin_dir):
             "--kubelet-client-certificate", p / "client-apiserver-kubelet-client.crt",
             "--kubelet-client-key", p / "client-apiserver-kubelet-client.key",
             "--kubelet-certificate-authority", p / "ca.crt",
+            "--kubelet-preferred-address-types", "InternalIP",
             "--authorization-mode", "Node,RBAC",
             "--enable-admission-plugins", "NodeRestriction",
-            "--allow-privileged", "true",
+            "--allow-privileged=true",
             "--service-cluster-ip-range", SERVICE_CIDR,
             "--service-account-issuer", f"https://kubernetes.default.svc.{CLUSTER_DOMAIN}",
             "--service-account-key-file", p / "sa.pub",
@@ -135,6 +136,10 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
 [{cri}]
   sandbox_image = "{sandbox_image}"
   stream_server_address = "127.0.0.1"
+  netns_mounts_under_state_dir = true
+  # This machine lacks CAP_SYS_RESOURCE: a negative oom_score_adj (the sandbox's -998, a
+  # Guaranteed pod's -997) makes runc fail, so never go below containerd's own score.
+  restrict_oom_score_adj = true
 
 [{cri}.containerd]
   snapshotter = "overlayfs"

@@ -91,11 +91,14 @@ def write_image(layout: Path, tag, layers, entrypoint=(), cmd=(), env=(), workdi
     index_path = layout / "index.json"
     index = json.loads(index_path.read_text()) if index_path.exists() else {
         "schemaVersion": 2, "manifests": []}
-    index["manifests"] = [m for m in index["manifests"]
-                          if m.get("annotations", {}).get("org.opencontainers.image.ref.name") != tag]
+    index["manifests"] = [m for m in index["manifests"] if _ref_name(m) != tag]
     index["manifests"].append(manifest_desc)
     index_path.write_text(json.dumps(index, indent=1))
     return manifest_desc["digest"]
+
+
+def _ref_name(descriptor):
+    return descriptor.get("annotations", {}).get("org.opencontainers.image.ref.name")
 
 
 def _canonical(obj):

@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "lab"))
 
 from labctl import LAB, Kube, docker_config_secret, lab_env  # noqa: E402
+from labkit.config import load_versions  # noqa: E402
 
 DOWN_TEST = "test_lab_down_leaves_nothing_running"
 
@@ -44,9 +46,7 @@ def kube(env):
 
 @pytest.fixture(scope="session")
 def versions():
-    text = (LAB.parent / "versions.env").read_text()
-    pairs = (line.split("=", 1) for line in text.splitlines() if "=" in line and not line.startswith("#"))
-    return {k: v.strip('"') for k, v in pairs}
+    return load_versions()
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ def test_pod_reaches_pod_through_clusterip_service(kube, env, namespace, version
         "metadata": {"name": "server", "labels": {"app": "server"}},
         "spec": {"containers": [{
             "name": "httpd", "image": image,
-            "command": ["sh", "-c", "mkdir -p /www && echo hello-from-server > /www/index.html"
-                        " && exec httpd -f -p 8080 -h /www"],
+            "command": ["sh", "-c", ("mkdir -p /www && echo hello-from-server > /www/index.html"
+                                     " && exec httpd -f -p 8080 -h /www")],
             "ports": [{"containerPort": 8080}],
             "readinessProbe": {"tcpSocket": {"port": 8080}, "periodSeconds": 1},
         }]},
@@ -29,9 +29,11 @@ def test_pod_reaches_pod_through_clusterip_service(kube, env, namespace, version
         "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "client"},
         "spec": {"restartPolicy": "Never", "containers": [{
             "name": "client", "image": image,
-            "command": ["sh", "-c", f"wget -qO- -T 5 http://{cluster_ip}/ && "
-                        f"wget -qO- -T 5 http://{dns_name}/ && wget -qO- -T 5 http://server/ && "
-                        "nslookup harbor.harbor.svc.cluster.local"],
+            # Debian's static busybox wget crashes on -T: bound it with timeout instead.
+            "command": ["sh", "-c", " && ".join(
+                [f"timeout 10 wget -q -O - http://{host}/"
+                 for host in (cluster_ip, dns_name, "server")]
+                + ["nslookup harbor.harbor.svc.cluster.local"])],
         }]},
     }
     kube.apply(client, namespace=namespace)

@@ -56,13 +56,12 @@ def test_oras_job_pulls_artifact_with_mounted_docker_config(kube, env, namespace
     assert f"{expected_sha}  hello.txt" in logs, logs
 
 
-def test_anonymous_oras_pull_is_refused(env, tmp_path):
-    ref = f"{env['AIPS_LAB_HARBOR_HOST']}/ai-models/lab-test:anonymous"
+def test_wrong_token_is_refused(env, tmp_path):
+    ref = f"{env['AIPS_LAB_HARBOR_HOST']}/ai-models/lab-test:refused"
     _push_artifact(env, tmp_path, ref)
-    empty_config = tmp_path / "empty.json"
-    empty_config.write_text("{}")
     proc = subprocess.run(["oras", "pull", "--ca-file", env["AIPS_LAB_CA"],
-                           "--registry-config", str(empty_config), ref],
-                          cwd=tmp_path, env=env, capture_output=True, text=True)
+                           "--registry-config", str(tmp_path / "none.json"),
+                           "--username", env["AIPS_LAB_HARBOR_USER"], "--password", "wrong", ref],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
     assert proc.returncode != 0
     assert "401" in proc.stderr or "unauthorized" in proc.stderr.lower(), proc.stderr
