@@ -131,8 +131,8 @@ class Registry(object):
             raise ArtifactError("registry %s has no manifest %s:%s: push it with model_sync (playbooks/sync.yml) "
                                 "or fix modelSource.harborRef" % (self.endpoint, repository, reference))
         if status != 200:
-            raise ArtifactError("registry %s answered HTTP %s for %s:%s" % (self.endpoint, status, repository,
-                                                                             reference))
+            raise ArtifactError("registry %s answered HTTP %s for %s:%s"
+                                % (self.endpoint, status, repository, reference))
         digest = _header(rheaders, "Docker-Content-Digest")
         if reference.startswith("sha256:"):
             digest = reference

@@ -101,7 +101,9 @@ log "pulled in $((pulled - started))s; verifying"
 run_oras manifest fetch "$REF" >"$STAGE/manifest.json"
 got="sha256:$(sha256sum "$STAGE/manifest.json" | cut -d' ' -f1)"
 [ "$got" = "$WANT" ] || fail 42 "the manifest's digest is $got, not $WANT"
-run_oras manifest fetch --format go-template='{{range .content.layers}}{{.digest}} {{printf "%.0f" .size}} {{index .annotations "org.opencontainers.image.title"}}{{"\n"}}{{end}}' "$REF" >"$STAGE/layers.txt"
+LAYERS='{{range .content.layers}}{{.digest}} {{printf "%.0f" .size}} '
+LAYERS="$LAYERS"'{{index .annotations "org.opencontainers.image.title"}}{{"\n"}}{{end}}'
+run_oras manifest fetch --format go-template="$LAYERS" "$REF" >"$STAGE/layers.txt"
 count=0; total=0
 while read -r digest size title; do
   [ -n "$title" ] || fail 42 "layer $digest has no title"

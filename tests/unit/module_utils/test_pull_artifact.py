@@ -76,7 +76,7 @@ def test_tag_resolves_with_each_auth_scheme(mode):
     info = pull_artifact.artifact_info(registry, "ai-models/n", tag="v1")
     assert info["digest"] == DIGEST and info["size"] == 1100
     if mode == "bearer":
-        assert any("scope=repository%3Aai-models%2Fn%3Apull" in url for url, _ in send.calls)
+        assert any("scope=repository%3Aai-models%2Fn%3Apull" in url for url, _auth in send.calls)
 
 
 @pytest.mark.parametrize("mode", ["basic", "bearer"])

@@ -1,0 +1,185 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Model storage against the cluster API, on kubernetes.core's client.
+
+``PullApi`` gives pull_wait.PullWaiter what it reads (the Job, its pods, a
+bounded watch, the pod log). ``apply_storage`` creates the PV, the claim and
+the pull Job of one plan record, replacing the Job when its spec changed
+(Jobs are immutable) and never changing an existing PV or claim.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import time
+
+from ansible_collections.ai_platform.serving.plugins.module_utils import pull_job
+
+try:
+    from kubernetes.client.rest import ApiException
+    from kubernetes.dynamic.exceptions import DynamicApiError, NotFoundError
+except ImportError:  # handled by AnsibleK8SModule's requirement check
+    ApiException = DynamicApiError = NotFoundError = Exception
+
+
+class PullApiError(Exception):
+    """An API call failed; the message names the object."""
+
+
+def _dict(instance):
+    if instance is None:
+        return None
+    return instance.to_dict() if hasattr(instance, "to_dict") else dict(instance)
+
+
+class PullApi(object):
+    """The reads PullWaiter needs, for one Job."""
+
+    def __init__(self, client, namespace, job_name):
+        self.client = client
+        self.namespace = namespace
+        self.job_name = job_name
+        self.jobs = client.resource("Job", "batch/v1")
+        self.pods = client.resource("Pod", "v1")
+
+    def get_job(self):
+        try:
+            return _dict(self.client.get(self.jobs, name=self.job_name, namespace=self.namespace))
+        except NotFoundError:
+            return None
+
+    def list_pods(self):
+        found = self.client.get(self.pods, namespace=self.namespace, label_selector="job-name=%s" % self.job_name)
+        return (_dict(found) or {}).get("items") or []
+
+    def watch_job(self, resource_version, timeout):
+        """Return at the first event on the Job after ``resource_version``, or after ``timeout`` seconds."""
+        try:
+            for _event in self.client.client.watch(self.jobs, namespace=self.namespace, name=self.job_name,
+                                                   resource_version=resource_version,
+                                                   timeout=max(1, int(timeout))):
+                return
+        except (ApiException, DynamicApiError):
+            # 410 Gone (an old resourceVersion) and the like: the caller re-reads the Job.
+            time.sleep(0.2)
+
+    def pod_log(self, pod_name, lines=20):
+        from kubernetes.client import CoreV1Api
+        try:
+            api = CoreV1Api(self.client.client.client)
+            return api.read_namespaced_pod_log(pod_name, self.namespace, container=pull_job.CONTAINER,
+                                               tail_lines=lines)
+        except Exception as exc:  # the log is extra detail; never hide the real failure behind it
+            return "(no log: %s)" % exc
+
+
+def _get(client, resource, name, namespace=None):
+    try:
+        return _dict(client.get(resource, name=name, namespace=namespace))
+    except NotFoundError:
+        return None
+
+
+def _create(client, resource, definition, check_mode):
+    if check_mode:
+        return definition
+    try:
+        return _dict(client.create(resource, definition, namespace=definition["metadata"].get("namespace")))
+    except (ApiException, DynamicApiError) as exc:
+        detail = exc.summary() if hasattr(exc, "summary") else exc
+        raise PullApiError("creating %s %s failed: %s" % (definition["kind"], definition["metadata"]["name"], detail))
+
+
+def wait_gone(client, resource, name, namespace, timeout=180):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if _get(client, resource, name, namespace) is None:
+            return True
+        time.sleep(0.5)
+    return False
+
+
+def delete(client, resource, name, namespace=None, check_mode=False, timeout=180):
+    """Delete with foreground propagation (a Job's pods go first) and wait until it is gone."""
+    if _get(client, resource, name, namespace) is None:
+        return False
+    if check_mode:
+        return True
+    body = {"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Foreground"}
+    try:
+        client.delete(resource, name=name, namespace=namespace, body=body)
+    except NotFoundError:
+        return True
+    if not wait_gone(client, resource, name, namespace, timeout):
+        raise PullApiError("%s %s%s is still there %ds after its deletion (finalizers? a pod still mounting it?)"
+                           % (resource.kind, ("%s/" % namespace) if namespace else "", name, timeout))
+    return True
+
+
+def apply_storage(client, record, digest, expected_size=0, check_mode=False, replace_failed=True,
+                  hostpath_storage_class="", job_options=None):
+    """Create what is missing for ``record``; return (changed, actions, manifests)."""
+    job_options = job_options or {}
+    pv_res = client.resource("PersistentVolume", "v1")
+    pvc_res = client.resource("PersistentVolumeClaim", "v1")
+    job_res = client.resource("Job", "batch/v1")
+    storage = record["storage"]
+    namespace = record["namespace"]
+    wanted_pv = pull_job.pv_manifest(record, hostpath_storage_class)
+    wanted_pvc = pull_job.pvc_manifest(record, hostpath_storage_class)
+    wanted_job = pull_job.job_manifest(record, digest, expected_size=expected_size, **job_options)
+    actions = {}
+    changed = False
+    if wanted_pv:
+        live = _get(client, pv_res, storage["pv"])
+        problems = pull_job.pv_conflicts(wanted_pv, live)
+        if problems:
+            raise PullApiError("%s: PersistentVolume %s exists but %s. PVs are never changed: delete it "
+                               "(playbooks/recover.yml) to have it recreated" % (record["slug"], storage["pv"],
+                                                                                 "; ".join(problems)))
+        if live is None:
+            _create(client, pv_res, wanted_pv, check_mode)
+            actions["pv"] = "created"
+            changed = True
+        else:
+            actions["pv"] = "present"
+    live = _get(client, pvc_res, storage["pvc"], namespace)
+    problems = pull_job.pvc_conflicts(wanted_pvc, live)
+    if problems:
+        raise PullApiError("%s: claim %s/%s exists but %s. Claims are never changed: delete it "
+                           "(playbooks/recover.yml) to have it recreated" % (record["slug"], namespace, storage["pvc"],
+                                                                             "; ".join(problems)))
+    if live is None:
+        _create(client, pvc_res, wanted_pvc, check_mode)
+        actions["pvc"] = "created"
+        changed = True
+    else:
+        actions["pvc"] = "present"
+    live_job = _get(client, job_res, storage["pull_job"], namespace)
+    action, why = pull_job.job_action(live_job, wanted_job, replace_failed)
+    if action == "replace":
+        delete(client, job_res, storage["pull_job"], namespace, check_mode)
+    if action in ("create", "replace"):
+        _create(client, job_res, wanted_job, check_mode)
+        changed = True
+    actions["job"] = {"create": "created", "replace": "replaced", "keep": "kept"}[action]
+    actions["job_reason"] = why
+    return changed, actions, {"pv": wanted_pv, "pvc": wanted_pvc, "job": wanted_job}
+
+
+def remove_storage(client, record, check_mode=False, keep_claim=False):
+    """Delete the Job, the claim and the PV of ``record`` (the seed's recovery); return the deleted kinds."""
+    storage = record["storage"]
+    namespace = record["namespace"]
+    removed = []
+    if delete(client, client.resource("Job", "batch/v1"), storage["pull_job"], namespace, check_mode):
+        removed.append("job")
+    if not keep_claim:
+        if delete(client, client.resource("PersistentVolumeClaim", "v1"), storage["pvc"], namespace, check_mode):
+            removed.append("pvc")
+        if storage.get("pv") and delete(client, client.resource("PersistentVolume", "v1"), storage["pv"], None,
+                                        check_mode):
+            removed.append("pv")
+    return removed

@@ -1,0 +1,236 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: model_pull_wait
+short_description: Wait for a model pull Job and check the digest it reports
+version_added: 0.1.0
+author: ai_platform.serving contributors (@ai-platform)
+description:
+  - Watches the ORAS pull Job of one model (created by M(ai_platform.serving.model_pull_job)) until it is
+    Complete, has Failed, or O(timeout) passes. No fixed sleeps; a watch on the Job returns at its first change.
+  - Succeeds only when the Job is Complete and the marker its pod reported through the termination message
+    names the expected manifest O(digest). The result comes from the API alone; nothing reads the volume.
+  - Fails at once when the Job has Failed (its backoffLimit exhausted, or a permanent error such as rejected
+    credentials), with the reason, the pod's last log lines and the recovery steps.
+  - Fails when the pod is stuck for O(stuck_grace) seconds on an error that waiting does not heal
+    (image pull errors, a missing secret).
+  - Times out with the last observed state of the Job and its pod.
+options:
+  name:
+    description: Name of the pull Job, the plan record's C(storage.pull_job).
+    type: str
+    required: true
+  namespace:
+    description: Namespace of the Job, the plan record's C(namespace).
+    type: str
+    required: true
+  digest:
+    description: Manifest digest the Job must report, C(sha256:...).
+    type: str
+    required: true
+  timeout:
+    description: Seconds to wait in all.
+    type: int
+    default: 1800
+  stuck_grace:
+    description: Seconds a pod may wait on an image pull or container config error before the wait fails.
+    type: int
+    default: 120
+  log_lines:
+    description: Lines of the pod's log to return on failure.
+    type: int
+    default: 20
+  slug:
+    description: Model slug, used in the recovery steps.
+    type: str
+  pvc:
+    description: Model claim name, used in the recovery steps.
+    type: str
+  pv:
+    description: Model PV name (on-prem), used in the recovery steps.
+    type: str
+extends_documentation_fragment:
+  - kubernetes.core.k8s_auth_options
+requirements:
+  - kubernetes >= 24.2.0
+attributes:
+  check_mode:
+    support: full
+    description: Returns at once without reading the cluster.
+  diff_mode:
+    support: none
+    description: Nothing changes, so there is no diff.
+"""
+
+EXAMPLES = r"""
+- name: Wait for the model weights
+  ai_platform.serving.model_pull_wait:
+    name: "{{ record.storage.pull_job }}"
+    namespace: "{{ record.namespace }}"
+    digest: "{{ artifact.digest }}"
+    timeout: 3600
+  register: pulled
+
+- name: Show what the claim holds
+  ansible.builtin.debug:
+    msg: "{{ pulled.digest }} {{ pulled.size }} bytes {{ pulled.metadata.architectures }}"
+"""
+
+RETURN = r"""
+digest:
+  description: Manifest digest the Job reported (equal to O(digest) on success).
+  returned: success
+  type: str
+size:
+  description: Bytes pulled (sum of the artifact's layers).
+  returned: success
+  type: int
+files:
+  description: Layers (files) pulled.
+  returned: success
+  type: int
+metadata:
+  description: Facts from the model's config.json (architectures, model_type, torch_dtype, transformers_version).
+  returned: success
+  type: dict
+marker:
+  description: Every key of the marker the Job reported.
+  returned: success
+  type: dict
+annotations:
+  description: PVC annotations recording the marker (digest, size, files, pulled_at, config.json facts).
+  returned: success
+  type: dict
+duration:
+  description: Seconds the module waited.
+  returned: always
+  type: float
+state:
+  description: Last observed state, complete, failed, stuck, running (timed out), deleted or stale.
+  returned: always
+  type: str
+observed:
+  description: One-line summary of the last observed Job and pod.
+  returned: always
+  type: str
+reason:
+  description: Why the wait failed.
+  returned: failure
+  type: str
+log_tail:
+  description: Last lines of the failed pod's log.
+  returned: failure
+  type: str
+recovery:
+  description: What to do next.
+  returned: failure
+  type: list
+  elements: str
+"""
+
+import copy
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.ai_platform.serving.plugins.module_utils import pull_job, pull_wait
+from ansible_collections.ai_platform.serving.plugins.module_utils.pull_k8s import PullApi
+from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
+from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
+from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
+from ansible_collections.kubernetes.core.plugins.module_utils.k8s.exceptions import CoreException
+
+
+def argspec():
+    args = copy.deepcopy(AUTH_ARG_SPEC)
+    args.update(
+        name=dict(type="str", required=True),
+        namespace=dict(type="str", required=True),
+        digest=dict(type="str", required=True),
+        timeout=dict(type="int", default=1800),
+        stuck_grace=dict(type="int", default=120),
+        log_lines=dict(type="int", default=20),
+        slug=dict(type="str"),
+        pvc=dict(type="str"),
+        pv=dict(type="str"),
+    )
+    return args
+
+
+def describe(job, pods):
+    state = pull_wait.job_state(job)
+    status = (job or {}).get("status") or {}
+    counts = ", ".join("%s %s" % (status[k], k) for k in ("active", "succeeded", "failed") if status.get(k))
+    line = "job %s%s" % (state, " (%s)" % counts if counts else "")
+    return "%s; %s" % (line, pull_wait.pod_summary(pull_wait.newest_pod(pods)))
+
+
+def execute_module(module, api):
+    params = module.params
+    waiter = pull_wait.PullWaiter(api, params["digest"], stuck_grace=params["stuck_grace"])
+    state, job, pods, elapsed = waiter.wait(params["timeout"])
+    observed = describe(job, pods)
+    where = "%s/%s" % (params["namespace"], params["name"])
+    result = dict(changed=False, duration=round(elapsed, 3), state=state, observed=observed)
+    if state == pull_wait.COMPLETE:
+        ok, marker, message = pull_wait.pull_result(job, pods, params["digest"])
+        if ok:
+            module.exit_json(digest=marker["digest"], size=marker.get("size"), files=marker.get("files"),
+                             metadata=pull_job.model_metadata(marker), marker=marker,
+                             annotations=pull_job.pvc_annotations(marker), **result)
+        fail(module, api, params, result, "pull Job %s completed but %s" % (where, message), pods)
+    if state == pull_wait.FAILED:
+        pod, detail = pull_wait.failure_detail(pods)
+        reason = pull_wait.failure_reason(job)
+        if detail and detail.get("reason"):
+            reason = "%s; the pull reported: %s" % (reason, detail["reason"])
+        fail(module, api, params, result, "pull Job %s failed: %s" % (where, reason), pods, pod)
+    if state == "stuck":
+        pod = pull_wait.newest_pod(pods)
+        fail(module, api, params, result, "pull Job %s cannot start its pod: %s" % (
+            where, pull_wait.stuck_reason(pod)), pods, pod)
+    if state == pull_wait.DELETED:
+        fail(module, api, params, result, "pull Job %s does not exist: create it with "
+             "ai_platform.serving.model_pull_job (the model_storage role does) before waiting" % where, pods)
+    if state == pull_wait.STALE:
+        fail(module, api, params, result, "pull Job %s pulls digest %s, not %s: re-run the model_storage role so "
+             "the Job is replaced" % (where, ((job.get("metadata") or {}).get("annotations") or {}).get(
+                 pull_job.ANNOTATION_DIGEST), params["digest"]), pods)
+    fail(module, api, params, result, "timed out after %ds waiting for pull Job %s; last seen: %s"
+         % (params["timeout"], where, observed), pods, pull_wait.newest_pod(pods))
+
+
+def fail(module, api, params, result, message, pods, pod=None):
+    names = dict(namespace=params["namespace"], job=params["name"], slug=params.get("slug") or "<slug>",
+                 pvc=params.get("pvc") or "<slug>-model", pv=params.get("pv"))
+    steps = pull_wait.recovery_steps(names)
+    log_tail = ""
+    if pod is not None:
+        log_tail = api.pod_log(pod["metadata"]["name"], params["log_lines"]) or ""
+    text = message
+    if log_tail:
+        text += "\nLast log lines of pod %s:\n%s" % (pod["metadata"]["name"], log_tail.rstrip())
+    text += "\nRecovery:\n" + "\n".join("  - " + step.strip() for step in steps)
+    module.fail_json(msg=text, reason=message, log_tail=log_tail, recovery=steps, **result)
+
+
+def main():
+    module = AnsibleK8SModule(module_class=AnsibleModule, argument_spec=argspec(), supports_check_mode=True)
+    if module.check_mode:
+        module.exit_json(changed=False, duration=0.0, state="skipped", observed="check mode: not waited",
+                         digest=module.params["digest"])
+    try:
+        client = get_api_client(module)
+        execute_module(module, PullApi(client, module.params["namespace"], module.params["name"]))
+    except CoreException as exc:
+        module.fail_from_exception(exc)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,271 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Fixtures for model_storage on the lab: a real cluster and the registry standing in for Harbor.
+
+The lab must be up (`lab/lab up`); when it is not, every test fails (never skips).
+The MiniLM artifact is published with the provisioner's model_sync role, each test
+under its own repository, so tests never share a tag (or a namespace, or a PV).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path.insert(0, os.path.join(ROOT, "tests", "integration", "registry"))
+
+import hub_fixture  # noqa: E402
+
+LAB = os.path.join(ROOT, "lab", "lab")
+HARBOR = "harbor.harbor.svc.cluster.local"
+RECAP_RE = re.compile(r"^\S+\s+:\s+ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.M)
+HOSTPATH_ROOT = "/var/tmp/aips-model-storage-test"
+
+
+def lab_env():
+    status = subprocess.run([LAB, "status"], capture_output=True, text=True, check=False)
+    if status.returncode != 0:
+        pytest.fail("the lab is not up (run `lab/lab up`); model_storage tests need it:\n%s%s"
+                    % (status.stdout, status.stderr), pytrace=False)
+    out = subprocess.run([LAB, "env"], check=True, capture_output=True, text=True).stdout
+    env = {}
+    for line in out.splitlines():
+        key, _sep, value = line[len("export "):].partition("=") if line.startswith("export ") else ("", "", "")
+        if not key:
+            continue
+        env[key] = value if key == "PATH" else shlex.split(value)[0]
+    env["PATH"] = env["PATH"].replace('"$PATH"', os.environ["PATH"])
+    return env
+
+
+@pytest.fixture(scope="session")
+def lab():
+    return lab_env()
+
+
+class Kube(object):
+    def __init__(self, env):
+        self.env = dict(os.environ, **env)
+
+    def run(self, *args, check=True, input_text=None):
+        proc = subprocess.run(["kubectl"] + [str(a) for a in args], env=self.env, capture_output=True, text=True,
+                              input=input_text, check=False)
+        if check and proc.returncode != 0:
+            raise AssertionError("kubectl %s: %s" % (" ".join(map(str, args)), proc.stderr))
+        return proc
+
+    def get(self, kind, name, namespace=None):
+        args = ["get", kind, name, "-o", "json"] + (["-n", namespace] if namespace else [])
+        proc = self.run(*args, check=False)
+        if proc.returncode != 0:
+            if "NotFound" in proc.stderr:
+                return None
+            raise AssertionError(proc.stderr)
+        return json.loads(proc.stdout)
+
+    def pods(self, namespace, selector):
+        return json.loads(self.run("get", "pods", "-n", namespace, "-l", selector, "-o", "json").stdout)["items"]
+
+    def apply(self, obj):
+        self.run("apply", "-f", "-", input_text=json.dumps(obj))
+
+    def logs(self, namespace, target):
+        return self.run("logs", "-n", namespace, target, check=False).stdout
+
+
+@pytest.fixture(scope="session")
+def kube(lab):
+    return Kube(lab)
+
+
+@pytest.fixture(scope="session")
+def minilm_hub(tmp_path_factory):
+    hub = str(tmp_path_factory.mktemp("hf") / "hub")
+    hub_fixture.build_hub_cache(hub_fixture.minilm_dir(), hub, hub_fixture.MINILM_REPO, hub_fixture.MINILM_COMMIT)
+    return hub
+
+
+class Run(object):
+    def __init__(self, proc, results_path=None):
+        self.rc = proc.returncode
+        self.output = proc.stdout + proc.stderr
+        recap = RECAP_RE.findall(proc.stdout)
+        self.ok, self.changed, self.unreachable, self.failed = (
+            [int(x) for x in recap[-1]] if recap else (None, None, None, None))
+        self.results = None
+        if results_path and os.path.exists(results_path):
+            with open(results_path) as handle:
+                self.results = json.load(handle)
+
+    def __repr__(self):
+        return "rc=%s changed=%s failed=%s\n%s" % (self.rc, self.changed, self.failed, self.output[-8000:])
+
+
+def ansible_playbook(lab, playbook, variables, workdir, verbosity=0, check=False):
+    extra = os.path.join(str(workdir), "vars-%s.json" % uuid.uuid4().hex[:6])
+    with open(extra, "w") as handle:
+        json.dump(variables, handle)
+    os.chmod(extra, 0o600)
+    argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,",
+            "-e", "@" + extra, "-e", "ansible_python_interpreter=%s" % sys.executable, playbook]
+    if verbosity:
+        argv.append("-" + "v" * verbosity)
+    if check:
+        argv.append("--check")
+    env = dict(os.environ, **lab)
+    env.update(ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0")
+    proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    return Run(proc, variables.get("aips_test_results"))
+
+
+def publish(lab, workdir, hub, repository, tag="v1"):
+    """Push the hub cache at ``hub`` as ``<harbor>/ai-models/<repository>:<tag>`` with the model_sync role."""
+    lock = os.path.join(str(workdir), "models.lock.yml")
+    play = os.path.join(str(workdir), "sync.yml")
+    with open(play, "w") as handle:
+        handle.write("- hosts: localhost\n  connection: local\n  gather_facts: false\n  tasks:\n"
+                     "    - name: Publish\n      ansible.builtin.include_role:\n"
+                     "        name: ai_platform.serving.model_sync\n")
+    variables = dict(
+        model_sync_models=[dict(repo_id=hub_fixture.MINILM_REPO, revision="main", tag=tag, source="local_cache",
+                                local_path=hub, artifact=repository)],
+        model_sync_registry=HARBOR, model_sync_registry_user=lab["AIPS_LAB_HARBOR_USER"],
+        model_sync_registry_token=lab["AIPS_LAB_HARBOR_TOKEN"], model_sync_ca_file=lab["AIPS_LAB_CA"],
+        model_sync_oras_path=shutil.which("oras", path=lab["PATH"]),
+        model_sync_work_dir=os.path.join(str(workdir), "sync-work"), model_sync_lock_file=lock)
+    run = ansible_playbook(lab, play, variables, workdir)
+    assert run.rc == 0, run
+    with open(lock) as handle:
+        return yaml.safe_load(handle)["models"]["%s/ai-models/%s:%s" % (HARBOR, repository, tag)]
+
+
+class Model(object):
+    """One test model: its folders, its inventory variables, and cleanup of what the role created."""
+
+    def __init__(self, lab, kube, tmp_path, provider="on-prem", storage_size="1Gi", source=None):
+        self.lab = lab
+        self.kube = kube
+        self.tmp = tmp_path
+        self.suffix = uuid.uuid4().hex[:6]
+        self.slug = "mst-%s" % self.suffix
+        self.repository = "mst-minilm-%s" % self.suffix
+        self.name = "MiniLM-%s" % self.suffix
+        self.namespace = "llm-d-%s" % self.slug
+        self.provider = provider
+        self.models_dir = tmp_path / "models"
+        for prefix in ("gaie", "ms"):
+            folder = self.models_dir / "embedder" / self.name / ("%s-%s" % (prefix, self.slug))
+            folder.mkdir(parents=True)
+            (folder / "values.yaml").write_text("---\ndecode:\n  replicas: 1\n" if prefix == "ms" else "--- {}\n")
+        self.hostpath_dir = os.path.join(HOSTPATH_ROOT, self.slug)
+        if provider == "on-prem":
+            os.makedirs(self.hostpath_dir, exist_ok=True)
+        self.source = source or {
+            "harborRef": "%s/ai-models/%s:v1" % (HARBOR, self.repository),
+            "modelUri": "hub/sentence-transformers/all-MiniLM-L6-v2",
+            "storageSize": storage_size,
+        }
+        if provider == "on-prem" and isinstance(self.source, dict):
+            self.source.setdefault("hostpathNode", lab["AIPS_LAB_NODE"])
+        self.results = str(tmp_path / ("results-%s.json" % self.suffix))
+
+    @property
+    def pvc(self):
+        return "%s-model" % self.slug
+
+    @property
+    def pv(self):
+        return "%s-model-pv" % self.slug
+
+    @property
+    def job(self):
+        return "%s-model-pull" % self.slug
+
+    def variables(self, **overrides):
+        variables = dict(
+            aips_repo_root=ROOT,
+            aips_test_results=self.results,
+            aips_cloud_provider=self.provider,
+            aips_kubeconfig=self.lab["KUBECONFIG"],
+            aips_harbor_hostname=HARBOR,
+            aips_harbor_user=self.lab["AIPS_LAB_HARBOR_USER"],
+            aips_harbor_token=self.lab["AIPS_LAB_HARBOR_TOKEN"],
+            aips_hostpath_root=HOSTPATH_ROOT,
+            aips_oras_image="%s/images-infra/oras-project/oras:v1.3.1" % HARBOR,
+            aips_models_dir=str(self.models_dir),
+            aips_models={"generative": [], "embedder": [
+                {"name": self.name, "enabled": True, "modelSource": self.source}]},
+            model_storage_registry_ca_file=self.lab["AIPS_LAB_CA"],
+            model_storage_wait_timeout=300,
+        )
+        variables.update(overrides)
+        return variables
+
+    def apply(self, verbosity=0, check=False, **overrides):
+        if os.path.exists(self.results):
+            os.unlink(self.results)
+        return ansible_playbook(self.lab, os.path.join(HERE, "apply.yml"), self.variables(**overrides), self.tmp,
+                                verbosity=verbosity, check=check)
+
+    def job_pods(self):
+        return self.kube.pods(self.namespace, "job-name=%s" % self.job)
+
+    def claim_dir(self):
+        """Where the claim's data lives on this (single) node."""
+        pvc = self.kube.get("pvc", self.pvc, self.namespace)
+        pv = self.kube.get("pv", pvc["spec"]["volumeName"])
+        spec = pv["spec"]
+        return (spec.get("hostPath") or spec.get("local"))["path"]
+
+    def marker(self):
+        from ansible_collections.ai_platform.serving.plugins.module_utils.pull_job import parse_marker
+        path = os.path.join(self.claim_dir(), ".pulled")
+        if not os.path.exists(path):
+            return None
+        with open(path) as handle:
+            return parse_marker(handle.read())
+
+    def cleanup(self):
+        self.kube.run("delete", "namespace", self.namespace, "--wait=true", "--timeout=120s", check=False)
+        self.kube.run("delete", "pv", self.pv, "--wait=true", "--timeout=60s", check=False)
+        shutil.rmtree(self.hostpath_dir, ignore_errors=True)
+
+
+@pytest.fixture
+def model_factory(lab, kube, tmp_path):
+    made = []
+
+    def make(**kwargs):
+        path = tmp_path / ("m%d" % len(made))
+        path.mkdir()
+        model = Model(lab, kube, path, **kwargs)
+        made.append(model)
+        return model
+    yield make
+    for model in made:
+        model.cleanup()
+
+
+def wait_for(what, probe, timeout=120):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = probe()
+        if value:
+            return value
+        time.sleep(0.5)
+    raise AssertionError("timed out waiting for %s" % what)
