@@ -10,6 +10,7 @@ __metaclass__ = type
 import os
 import shutil
 import tempfile
+import time
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import hf_cache, oci_artifact, registry
 
@@ -120,6 +121,7 @@ def sync(params, check_mode=False, want_diff=False):
     problem = hf_cache.validate_repo_id(params["repo_id"])
     if problem:
         raise hf_cache.CacheError(problem)
+    started = time.monotonic()
     ref = registry.parse_reference(params["reference"])
     if ref.digest or not ref.tag:
         raise registry.RegistryError("reference %s must name a tag (host/project/name:tag), not a digest"
@@ -155,6 +157,7 @@ def sync(params, check_mode=False, want_diff=False):
             result.update(changed=True, **push(params, remote, commit, layers, annotations))
     if result["digest"]:
         result["pinned_reference"] = registry.pinned(params["reference"], result["digest"])
+    result["duration"] = round(time.monotonic() - started, 1)
     return result
 
 

@@ -189,6 +189,10 @@ existing:
   description: Layers already present in the registry.
   returned: always
   type: int
+duration:
+  description: Seconds the sync took (verification, comparison, push).
+  returned: always
+  type: float
 difference:
   description: Titles added, removed or changed against the tag's previous manifest, and whether its metadata differed.
   returned: always
