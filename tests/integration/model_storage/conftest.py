@@ -269,3 +269,20 @@ def wait_for(what, probe, timeout=120):
             return value
         time.sleep(0.5)
     raise AssertionError("timed out waiting for %s" % what)
+
+
+def variant_hub(tmp_path, name, extra):
+    """A MiniLM hub cache with one more file (``extra`` bytes): a new revision with a new digest."""
+    model_dir = tmp_path / ("model-" + name)
+    shutil.copytree(hub_fixture.minilm_dir(), str(model_dir))
+    (model_dir / "extra.bin").write_bytes(extra)
+    hub = str(tmp_path / ("hub-" + name))
+    hub_fixture.build_hub_cache(str(model_dir), hub, hub_fixture.MINILM_REPO, hub_fixture.MINILM_COMMIT)
+    return hub
+
+
+def registry_blob(lab, digest):
+    """The file the lab registry serves ``digest`` from."""
+    root = os.path.join(lab["AIPS_LAB_DIR"], "data", "registry", "docker", "registry", "v2", "blobs", "sha256")
+    hexdigest = digest.split(":", 1)[1]
+    return os.path.join(root, hexdigest[:2], hexdigest, "data")

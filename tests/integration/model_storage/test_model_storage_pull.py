@@ -58,3 +58,90 @@ def test_hostpath_pull_loads_offline_and_rerun_changes_nothing(model_factory, mi
     assert again.changed == 0, again
     assert kube.get("job", model.job, model.namespace)["metadata"]["uid"] == job["metadata"]["uid"]
     assert len(model.job_pods()) == 1
+
+
+def test_dynamic_claim_on_cloud_pulls_into_the_provisioned_volume(model_factory, minilm_hub, kube):
+    model = model_factory(provider="cloud")
+    model.source["storageClass"] = "local-path"
+    entry = publish(model.lab, model.tmp, minilm_hub, model.repository)
+    run = model.apply()
+    assert run.rc == 0, run
+    assert run.results["results"][model.slug]["digest"] == entry["digest"]
+    assert kube.get("pv", model.pv) is None      # no static PV on cloud
+    pvc = kube.get("pvc", model.pvc, model.namespace)
+    assert pvc["spec"]["storageClassName"] == "local-path" and pvc["status"]["phase"] == "Bound"
+    assert model.marker()["digest"] == entry["digest"]
+    assert "all-MiniLM-L6-v2" in load_offline(os.path.join(model.claim_dir(), "hub"))
+    again = model.apply()
+    assert again.rc == 0 and again.changed == 0, again
+
+
+def test_moved_tag_replaces_the_job_and_pulls_afresh(model_factory, minilm_hub, kube, tmp_path):
+    from conftest import variant_hub
+    model = model_factory()
+    first = publish(model.lab, model.tmp, minilm_hub, model.repository)
+    assert model.apply().rc == 0
+    old_uid = kube.get("job", model.job, model.namespace)["metadata"]["uid"]
+    moved = publish(model.lab, model.tmp, variant_hub(tmp_path, "v2", b"new revision\n"), model.repository)
+    assert moved["digest"] != first["digest"]
+    run = model.apply()
+    assert run.rc == 0, run
+    assert run.changed >= 1, run
+    assert run.results["results"][model.slug]["job"]["job"] == "replaced"
+    job = kube.get("job", model.job, model.namespace)
+    assert job["metadata"]["uid"] != old_uid
+    assert model.marker()["digest"] == moved["digest"]
+    assert "pulling afresh" in kube.logs(model.namespace, "job/" + model.job)
+    snapshot = os.path.join(model.hostpath_dir, "hub", "models--sentence-transformers--all-MiniLM-L6-v2",
+                            "snapshots", "c9745ed1d9f207416be6d2e6f8de32d1f16199bf")
+    with open(os.path.join(snapshot, "extra.bin"), "rb") as handle:
+        assert handle.read() == b"new revision\n"
+    assert sorted(os.listdir(model.hostpath_dir)) == [".pulled", "hub"]
+    annotations = kube.get("pvc", model.pvc, model.namespace)["metadata"]["annotations"]
+    assert annotations["ai-platform.serving/digest"] == moved["digest"]
+
+
+def test_ttl_deleted_job_is_recreated_and_finishes_from_the_marker(model_factory, minilm_hub, kube):
+    model = model_factory()
+    publish(model.lab, model.tmp, minilm_hub, model.repository)
+    assert model.apply().rc == 0
+    pulled_at = model.marker()["pulled_at"]
+    kube.run("delete", "job", model.job, "-n", model.namespace, "--cascade=foreground", "--wait=true")
+    run = model.apply()
+    assert run.rc == 0, run
+    assert "nothing to pull" in kube.logs(model.namespace, "job/" + model.job)
+    assert model.marker()["pulled_at"] == pulled_at
+
+
+def test_check_mode_creates_nothing(model_factory, minilm_hub, kube):
+    model = model_factory()
+    publish(model.lab, model.tmp, minilm_hub, model.repository)
+    run = model.apply(check=True)
+    assert run.rc == 0, run
+    assert run.changed >= 1, run
+    assert kube.get("namespace", model.namespace) is None
+    assert kube.get("pv", model.pv) is None
+
+
+def test_many_models_start_all_jobs_before_waiting(model_factory, minilm_hub, kube, tmp_path):
+    """Two models in one run: both Jobs exist before the first wait starts (the role's task order)."""
+    first = model_factory()
+    second = model_factory()
+    publish(first.lab, first.tmp, minilm_hub, first.repository)
+    publish(second.lab, second.tmp, minilm_hub, second.repository)
+    # second's folders into first's models dir, both models in one plan
+    import shutil as sh
+    sh.copytree(str(second.models_dir / "embedder" / second.name), str(first.models_dir / "embedder" / second.name))
+    both = first.variables()
+    both["aips_models"]["embedder"].append({"name": second.name, "enabled": True, "modelSource": second.source})
+    from conftest import HERE, ansible_playbook
+    run = ansible_playbook(first.lab, os.path.join(HERE, "apply.yml"), both, tmp_path)
+    assert run.rc == 0, run
+    out = run.output
+    assert out.index("TASK [ai_platform.serving.model_storage : Wait for the pulls]") > out.index(
+        "TASK [ai_platform.serving.model_storage : Create the claims, PVs and pull Jobs]")
+    jobs = [kube.get("job", m.job, m.namespace) for m in (first, second)]
+    starts = sorted(j["status"]["startTime"] for j in jobs)
+    completions = sorted(j["status"]["completionTime"] for j in jobs)
+    assert starts[1] <= completions[0], (starts, completions)   # the second started before the first finished
+    assert set(run.results["results"]) == {first.slug, second.slug}
