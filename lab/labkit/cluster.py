@@ -13,7 +13,7 @@ from . import build, host, images, kube, log, procs, registry
 from .config import (HARBOR_HOST, HARBOR_USER, HOST_IP, LAB_SRC, load_versions,
                      node_name)
 
-# Start order; down stops them in reverse.
+# Daemons in start order (down stops the node side first, then these in reverse).
 CONTROL_PLANE = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler")
 NODE = ("containerd", "coredns", "kubelet", "kube-proxy", "local-path-provisioner")
 DAEMONS = ("registry",) + CONTROL_PLANE + NODE
@@ -37,22 +37,21 @@ def build_all(paths, versions):
 # ---------------------------------------------------------------- helpers
 
 
-def kubectl(paths, *args, check=True, capture=True, input_text=None):
+def kubectl(paths, *args, check=True):
     return subprocess.run([str(paths.bin / "kubectl"), "--kubeconfig", str(paths.kubeconfig),
-                           *map(str, args)], check=check, text=True, capture_output=capture,
-                          input=input_text)
+                           *map(str, args)], check=check, text=True, capture_output=True)
 
 
-def wait_for(what, probe, timeout, paths=None, daemon=None):
+def wait_for(what, probe, timeout, paths, daemon):
     """Poll probe(); fail at the timeout, or at once when the daemon being awaited has exited."""
     deadline = time.monotonic() + timeout
     while not probe():
-        if daemon and not procs.read_pid(paths, daemon):
+        if not procs.read_pid(paths, daemon):
             raise RuntimeError(f"{daemon} exited; last lines of its log:\n"
                                + _log_tail(paths, daemon))
         if time.monotonic() > deadline:
-            hint = f"; see {paths.logs / (daemon + '.log')}" if daemon else ""
-            raise RuntimeError(f"timed out after {timeout}s waiting for {what}{hint}")
+            raise RuntimeError(f"timed out after {timeout}s waiting for {what}; "
+                               f"see {paths.logs / (daemon + '.log')}")
         time.sleep(0.5)
 
 
@@ -222,6 +221,7 @@ def down(paths, purge=False):
     host.unmount_all(host.mounts_under(paths.root))
     shutil.rmtree(paths.data / "cni-ipam", ignore_errors=True)
     host.remove_cgroups()
+    host.remove_kube_iptables_chains()
     host.remove_egress_guard()
     host.remove_bridge()
     host.set_hosts_entries([])

@@ -2,6 +2,7 @@
 
 import ipaddress
 import os
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -114,3 +115,23 @@ def _rmdir(path):
         path.rmdir()
     except OSError as err:
         log.info(f"could not remove cgroup {path}: {err.strerror}")
+
+
+def remove_kube_iptables_chains():
+    """Remove the KUBE-* chains the kubelet leaves behind (kube-proxy --cleanup removes its own)."""
+    for tool in ("iptables", "ip6tables"):
+        for table in ("filter", "nat", "mangle"):
+            rules = sh(tool, "-w", "-t", table, "-S", check=False, capture=True).stdout.splitlines()
+            chains = [r.split()[1] for r in rules if r.startswith("-N KUBE-")]
+            for rule in rules:
+                parts = shlex.split(rule)
+                if parts[0] == "-A" and parts[1] not in chains and _jump(parts) in chains:
+                    sh(tool, "-w", "-t", table, "-D", *parts[1:], check=False, capture=True)
+            for chain in chains:
+                sh(tool, "-w", "-t", table, "-F", chain, check=False, capture=True)
+            for chain in chains:
+                sh(tool, "-w", "-t", table, "-X", chain, check=False, capture=True)
+
+
+def _jump(rule_parts):
+    return rule_parts[rule_parts.index("-j") + 1] if "-j" in rule_parts else None

@@ -5,6 +5,7 @@ cloud name; containerd serves the cloud registries (docker.io, ghcr.io, registry
 that path through its hosts.toml mirror.
 """
 
+import json
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,12 +78,24 @@ def lab_images(versions, bins: dict, ca_cert: Path):
 
 
 def build_and_push(paths, images, token, cert_dir):
+    """Write each image into the lab's OCI layout and push it under both names.
+
+    A push is skipped when the registry got the same digest under that name before
+    (recorded in data/pushed.json; the registry's storage lives beside it).
+    """
     layout = paths.data / "oci-layout"
+    record_file = paths.data / "pushed.json"
+    pushed = json.loads(record_file.read_text()) if record_file.exists() else {}
     creds = f"{HARBOR_USER}:{token}"
     for image in images:
         ref_name = image.mirror_path().replace("/", "_").replace(":", "-")
         digest = oci.write_image(layout, ref_name, image.layers, entrypoint=image.entrypoint,
                                  cmd=image.cmd, workdir=image.workdir)
-        for dest in (f"{HARBOR_HOST}/{image.harbor_name}", f"{HOST_IP}/{image.mirror_path()}"):
+        dests = (f"{HARBOR_HOST}/{image.harbor_name}", f"{HOST_IP}/{image.mirror_path()}")
+        if all(pushed.get(d) == digest for d in dests):
+            continue
+        for dest in dests:
             oci.push(layout, ref_name, dest, cert_dir, creds)
+            pushed[dest] = digest
+        record_file.write_text(json.dumps(pushed, indent=1))
         log.info(f"pushed {image.harbor_name} and {image.cloud_name} ({digest[:19]})")

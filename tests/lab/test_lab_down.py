@@ -11,6 +11,7 @@ from labctl import LAB
 
 
 def _processes_using(dirs):
+    """Processes run from, or naming, the lab's directories, and every pod process."""
     found = []
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit() or int(proc.name) == os.getpid():
@@ -18,10 +19,21 @@ def _processes_using(dirs):
         try:
             exe = os.readlink(proc / "exe")
             cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            in_pod = "/kubepods" in (proc / "cgroup").read_text()
         except OSError:
             continue
-        if any(exe.startswith(d) or d in cmdline for d in dirs):
+        if in_pod or any(exe.startswith(d) or d in cmdline for d in dirs):
             found.append(f"{proc.name}: {cmdline}")
+    return found
+
+
+def _lab_iptables_chains():
+    found = []
+    for tool in ("iptables", "ip6tables"):
+        for table in ("filter", "nat", "mangle"):
+            rules = subprocess.run([tool, "-w", "-t", table, "-S"], check=True,
+                                   capture_output=True, text=True).stdout.splitlines()
+            found += [f"{tool} {table}: {r}" for r in rules if "KUBE-" in r or "AIPS-LAB" in r]
     return found
 
 
@@ -35,7 +47,10 @@ def test_lab_down_leaves_nothing_running(env):
     assert not list(Path(lab_dir, "run").glob("*.pid"))
     mounts = [line.split()[4] for line in Path("/proc/self/mountinfo").read_text().splitlines()]
     assert [m for m in mounts if m.startswith(lab_dir)] == []
-    assert subprocess.run(["ip", "link", "show", "aipslab0"], capture_output=True).returncode != 0
+    link = subprocess.run(["ip", "link", "show", "aipslab0"], capture_output=True, check=False)
+    assert link.returncode != 0
     assert "ai-platform-serving-lab" not in Path("/etc/hosts").read_text()
-    status = subprocess.run([str(LAB), "status"], capture_output=True, text=True)
+    assert _lab_iptables_chains() == []
+    assert list(Path("/sys/fs/cgroup").glob("*/kubepods")) == []
+    status = subprocess.run([str(LAB), "status"], capture_output=True, text=True, check=False)
     assert status.returncode != 0 and "NOT RUNNING" in status.stdout
