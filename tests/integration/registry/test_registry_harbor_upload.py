@@ -17,12 +17,14 @@ import io
 import json
 import os
 import subprocess
+import sys
 import tarfile
 
 import pytest
 import yaml
 
 SIM = "upstream/llm-d/llm-d-inference-sim:v0.7.1"
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 
 def _blob(layout, data):
@@ -199,3 +201,21 @@ def test_check_mode_uploads_nothing(registry, tools, upstream, run_role, uploade
     assert run.rc == 0, run
     assert run.changed >= 1, run
     assert [r for r in registry.requests_since(mark) if r[0] in ("PUT", "PATCH", "POST")] == []
+
+
+def test_playbook_mirrors_every_image_of_the_list(tmp_path):
+    """playbooks/harbor_upload.yml reads group_vars/all/images.yml (the seed's images)."""
+    path = tmp_path / "registries.yaml"
+    variables = tmp_path / "vars.json"
+    variables.write_text(json.dumps({"harbor_upload_steps": ["registries"], "harbor_upload_registries_path": str(path),
+                                     "harbor_upload_node_token": "t"}))
+    proc = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-playbook"),
+                           os.path.join(ROOT, "playbooks", "harbor_upload.yml"), "-e", "@%s" % variables],
+                          cwd=ROOT, capture_output=True, text=True, check=False,
+                          env=dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg")))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    mirrors = yaml.safe_load(path.read_text())["mirrors"]
+    targets = [t for m in mirrors.values() for t in m["rewrite"].values()]
+    assert "images-infra/oras-project/oras" in targets
+    assert "images-shaide/gateway-api-inference-extension/epp" in targets
+    assert "images-shaide/llm-d/llm-d-inference-sim" in targets
