@@ -183,7 +183,11 @@ class Progress:
 
 
 def run_streaming(argv, cwd, on_line):
-    """Run a command, feeding each stdout/stderr line to ``on_line``; return (rc, output)."""
+    """Run a command, feeding each stdout/stderr line to ``on_line``; return (rc, output).
+
+    AnsibleModule.run_command returns output only at the end; a push of many GiB
+    needs its progress while it runs.
+    """
     proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, universal_newlines=True)
     lines = []

@@ -26,7 +26,8 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.model_source i
 Reference = namedtuple("Reference", ["registry", "repository", "tag", "digest"])
 
 AUTH_FAILURE_RE = re.compile(r"\b401\b|unauthorized|authentication required|invalid username/password", re.I)
-NOT_FOUND_RE = re.compile(r"\bnot found\b|manifest unknown|name unknown|\b404\b", re.I)
+NOT_FOUND_RE = re.compile(r"\bnot[ _]found\b|manifest unknown|name unknown|\b404\b", re.I)
+DENIED_RE = re.compile(r"\b403\b|denied|forbidden", re.I)
 
 
 class RegistryError(Exception):
@@ -112,6 +113,10 @@ def explain_failure(tool, registry, user, output):
         return ("registry %s rejected the credentials%s (HTTP 401 Unauthorized): check the user name "
                 "and token/password configured for %s. %s said: %s"
                 % (registry, " of user %r" % user if user else " (none were given)", registry, tool, last))
+    if DENIED_RE.search(output):
+        return ("registry %s denied the request%s (HTTP 403): the account may lack push/pull permission on the "
+                "project, or the project does not exist. %s said: %s"
+                % (registry, " of user %r" % user if user else "", tool, last))
     if "x509" in output or "certificate" in output.lower():
         return ("TLS verification of registry %s failed: give the CA that signed its certificate "
                 "(ca_file). %s said: %s" % (registry, tool, last))

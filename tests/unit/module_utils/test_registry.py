@@ -58,6 +58,7 @@ def test_auth_dir_is_private_and_removed(tmp_path):
     ("response status code 401: Unauthorized", "rejected the credentials"),
     ("tls: failed to verify certificate: x509: certificate signed by unknown authority", "TLS verification"),
     ("dial tcp 127.0.0.1:1: connect: connection refused", "unreachable"),
+    ("denied: requested access to the resource is denied", "denied the request of user 'robot$x' (HTTP 403)"),
     ("something else\nlast line", "oras failed against registry reg:5000: last line"),
     ("", "no output")])
 def test_explain_failure_names_the_registry(output, expect):
@@ -71,6 +72,7 @@ def test_explain_failure_without_user():
 
 @pytest.mark.parametrize("output,found", [
     ('failed to fetch "r/p/nope:1": r/p/nope:1: not found', True), ("manifest unknown", True),
+    ('{"errors":[{"code":"NOT_FOUND","message":"artifact not found"}]}', True),
     ("unauthorized: authentication required ... not found", False), ("connection refused", False)])
 def test_is_not_found(output, found):
     assert registry.is_not_found(output) is found
