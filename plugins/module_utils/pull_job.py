@@ -67,7 +67,7 @@ run_oras() {
   if oras "$@" 2>"$ERR"; then return 0; fi
   cat "$ERR" >&2
   why=$(tail -n 3 "$ERR" | tr '\n' ' ')
-  if grep -Eqi '401|403|unauthori[sz]ed|denied|not found|manifest unknown|name unknown|mismatch|invalid' "$ERR"; then
+  if grep -Eqi '(^|[^0-9a-z])40[13]([^0-9a-z]|$)|unauthori[sz]ed|denied|not found|manifest unknown|name unknown|mismatch' "$ERR"; then
     fail 42 "oras $1: $why"
   fi
   fail 1 "oras $1 (will retry): $why"

@@ -37,11 +37,12 @@ RECAP_RE = re.compile(r"^\S+\s+:\s+ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\
 HOSTPATH_ROOT = "/var/tmp/aips-model-storage-test"
 
 
-def lab_env():
+def read_lab_env():
+    """The variables `lab/lab env` exports (PATH expanded); RuntimeError when the lab is not up."""
     status = subprocess.run([LAB, "status"], capture_output=True, text=True, check=False)
     if status.returncode != 0:
-        pytest.fail("the lab is not up (run `lab/lab up`); model_storage tests need it:\n%s%s"
-                    % (status.stdout, status.stderr), pytrace=False)
+        raise RuntimeError("the lab is not up (run `lab/lab up`); model_storage tests need it:\n%s%s"
+                           % (status.stdout, status.stderr))
     out = subprocess.run([LAB, "env"], check=True, capture_output=True, text=True).stdout
     env = {}
     for line in out.splitlines():
@@ -51,6 +52,20 @@ def lab_env():
         env[key] = value if key == "PATH" else shlex.split(value)[0]
     env["PATH"] = env["PATH"].replace('"$PATH"', os.environ["PATH"])
     return env
+
+
+def lab_env():
+    try:
+        return read_lab_env()
+    except RuntimeError as exc:
+        pytest.fail(str(exc), pytrace=False)
+
+
+def lab_env_or_exit():
+    try:
+        return read_lab_env()
+    except RuntimeError as exc:
+        raise SystemExit(str(exc))
 
 
 @pytest.fixture(scope="session")
@@ -286,3 +301,99 @@ def registry_blob(lab, digest):
     root = os.path.join(lab["AIPS_LAB_DIR"], "data", "registry", "docker", "registry", "v2", "blobs", "sha256")
     hexdigest = digest.split(":", 1)[1]
     return os.path.join(root, hexdigest[:2], hexdigest, "data")
+
+
+class Relay(object):
+    """A TCP relay this test starts in front of the lab registry, to take "the registry" away and back.
+
+    Listens on the lab host's pod-network address (where the registry's name resolves for pods);
+    ``rate`` limits bytes per second towards clients so a pull lasts long enough to be cut.
+    """
+
+    def __init__(self, listen_host, upstream=("127.0.0.1", 443), rate=None):
+        import socket
+        import threading
+        self.socket_mod = socket
+        self.threading = threading
+        self.listen_host = listen_host
+        self.upstream = upstream
+        self.rate = rate
+        self.port = None
+        self.sent = 0
+        self.server = None
+        self.conns = []
+        self.lock = threading.Lock()
+
+    def start(self):
+        socket = self.socket_mod
+        self.server = socket.socket()
+        self.server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.server.bind((self.listen_host, self.port or 0))
+        self.server.listen(64)
+        self.port = self.server.getsockname()[1]
+        self.running = True
+        self.threading.Thread(target=self._accept, args=(self.server,), daemon=True).start()
+        return self
+
+    def stop(self):
+        """Refuse new connections and reset the open ones (the registry went away)."""
+        self.running = False
+        if self.server:
+            self.server.close()
+        with self.lock:
+            for conn in self.conns:
+                try:
+                    conn.shutdown(self.socket_mod.SHUT_RDWR)
+                    conn.close()
+                except OSError:
+                    pass
+            self.conns = []
+
+    def _accept(self, server):
+        while self.running:
+            try:
+                client, _addr = server.accept()
+            except OSError:
+                return
+            try:
+                upstream = self.socket_mod.create_connection(self.upstream)
+            except OSError:
+                client.close()
+                continue
+            with self.lock:
+                self.conns.extend([client, upstream])
+            self.threading.Thread(target=self._pipe, args=(client, upstream, False), daemon=True).start()
+            self.threading.Thread(target=self._pipe, args=(upstream, client, True), daemon=True).start()
+
+    def _pipe(self, src, dst, towards_client):
+        started = time.monotonic()
+        moved = 0
+        try:
+            while True:
+                data = src.recv(1 << 16)
+                if not data:
+                    break
+                dst.sendall(data)
+                if towards_client:
+                    moved += len(data)
+                    with self.lock:
+                        self.sent += len(data)
+                    if self.rate:
+                        ahead = moved / float(self.rate) - (time.monotonic() - started)
+                        if ahead > 0:
+                            time.sleep(ahead)
+        except OSError:
+            pass
+        finally:
+            for sock in (src, dst):
+                try:
+                    sock.close()
+                except OSError:
+                    pass
+
+
+def write_lock(path, reference, entry):
+    """A model_sync-style lock file with one entry, for a reference the registry is reached under."""
+    with open(path, "w") as handle:
+        yaml.safe_dump({"lock_version": 1, "models": {reference: entry}}, handle)
+    return path

@@ -28,7 +28,7 @@ FAKE_ORAS = r"""#!/bin/sh
 echo "$*" >>"$FAKE_DIR/calls"
 case "$FAKE_FAIL" in
   auth) echo "Error: failed to resolve: unauthorized: authentication required" >&2; exit 1 ;;
-  down) echo "Error: dial tcp 10.0.0.1:443: connect: connection refused" >&2; exit 1 ;;
+  down) echo "Error: GET sha256:0401aa403b: dial tcp 10.0.0.1:443: connect: connection refused" >&2; exit 1 ;;
 esac
 if [ "$1" = pull ]; then
   cp -R "$FAKE_DIR/src/." .

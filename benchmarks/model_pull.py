@@ -1,0 +1,183 @@
+#!/usr/bin/env python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Benchmark the model pull on the lab, and print ratios.
+
+1. Push a multi-file artifact (default 1 GiB in 8 files, random bytes) to the lab registry with oras,
+   laid out as a hub cache (titles relative to hub/).
+2. Baseline: curl the same blobs from the registry to a directory on the node's disk (as many at a
+   time as the Job's oras concurrency), then sync.
+3. The model_storage role creates the PV, claim and pull Job (without waiting); this process then
+   waits with the same code the module runs (pull_wait.PullWaiter on kubernetes.core's client).
+   Pull throughput comes from the Job's own log timestamps (start of `oras pull` to its end, and to
+   the end of the digest re-check); the completion-to-return latency is the waiter's return time
+   minus the timestamp of the Job's last log line.
+
+    source .venv/bin/activate && eval "$(lab/lab env)"
+    python benchmarks/model_pull.py [--size-mib 1024] [--files 8] [--concurrency 4]
+
+Needs the lab up (fails otherwise). Prints one line per figure and the ratios
+(targets: pull/curl >= 0.9, completion-to-return <= 2 s).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, ".collections"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "integration", "model_storage"))
+
+HARBOR = "harbor.harbor.svc.cluster.local"
+COMMIT = "b" * 40
+
+
+def run(argv, **kwargs):
+    return subprocess.run(argv, check=True, capture_output=True, text=True, **kwargs)
+
+
+def make_artifact(workdir, size_mib, files):
+    hub = os.path.join(workdir, "hub")
+    repo = "models--bench--pull-%s" % uuid.uuid4().hex[:6]
+    snap = os.path.join(hub, repo, "snapshots", COMMIT)
+    os.makedirs(snap)
+    os.makedirs(os.path.join(hub, repo, "refs"))
+    with open(os.path.join(hub, repo, "refs", "main"), "w") as handle:
+        handle.write(COMMIT)
+    titles = ["%s/refs/main" % repo]
+    per_file = size_mib * 1024 * 1024 // files
+    for index in range(files):
+        name = "model-%05d-of-%05d.safetensors" % (index + 1, files)
+        with open(os.path.join(snap, name), "wb") as handle:
+            left = per_file
+            while left:
+                chunk = os.urandom(min(left, 16 << 20))
+                handle.write(chunk)
+                left -= len(chunk)
+        titles.append("%s/snapshots/%s/%s" % (repo, COMMIT, name))
+    return hub, repo, titles
+
+
+def push(env, hub, titles, reference):
+    out = run(["oras", "push", "--ca-file", env["AIPS_LAB_CA"], "--registry-config", env["AIPS_LAB_DOCKER_CONFIG"],
+               "--format", "json", "--concurrency", "8", reference] + titles, cwd=hub, env=env).stdout
+    return json.loads(out)["digest"]
+
+
+def curl_blobs(env, repository, digest, dest, concurrency):
+    manifest = json.loads(run(["oras", "manifest", "fetch", "--ca-file", env["AIPS_LAB_CA"], "--registry-config",
+                               env["AIPS_LAB_DOCKER_CONFIG"], "%s/%s@%s" % (HARBOR, repository, digest)],
+                              env=env).stdout)
+    user, token = env["AIPS_LAB_HARBOR_USER"], env["AIPS_LAB_HARBOR_TOKEN"]
+    netrc = os.path.join(dest, ".netrc")
+    with open(netrc, "w") as handle:
+        handle.write("machine %s login %s password %s\n" % (HARBOR, user, token))
+    os.chmod(netrc, 0o600)
+    layers = manifest["layers"]
+    start = time.monotonic()
+    running = []
+    for index, layer in enumerate(layers):
+        url = "https://%s/v2/%s/blobs/%s" % (HARBOR, repository, layer["digest"])
+        running.append(subprocess.Popen(["curl", "-sSfL", "--netrc-file", netrc, "--cacert", env["AIPS_LAB_CA"],
+                                         "-o", os.path.join(dest, "blob-%d" % index), url]))
+        if len(running) >= concurrency:
+            if running.pop(0).wait() != 0:
+                raise SystemExit("curl failed")
+    for proc in running:
+        if proc.wait() != 0:
+            raise SystemExit("curl failed")
+    subprocess.run(["sync"], check=True)
+    return time.monotonic() - start, sum(layer["size"] for layer in layers)
+
+
+def log_times(kube, namespace, job):
+    lines = kube.run("logs", "--timestamps", "-n", namespace, "job/" + job).stdout.splitlines()
+    marks = {}
+    for line in lines:
+        stamp, _sep, text = line.partition(" ")
+        when = datetime.datetime.strptime(stamp[:26].rstrip("Z"), "%Y-%m-%dT%H:%M:%S.%f").replace(
+            tzinfo=datetime.timezone.utc).timestamp()
+        if text.startswith("model-pull: pulling "):
+            marks["start"] = when
+        elif text.startswith("model-pull: pulled in"):
+            marks["pulled"] = when
+        elif text.startswith("model-pull: verified"):
+            marks["verified"] = when
+        marks["last"] = when
+    return marks
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size-mib", type=int, default=1024)
+    parser.add_argument("--files", type=int, default=8)
+    parser.add_argument("--concurrency", type=int, default=4)
+    args = parser.parse_args()
+
+    import conftest  # the lab test helpers: environment, kubectl, a test model's inventory
+    env = dict(os.environ, **conftest.lab_env_or_exit())
+    kube = conftest.Kube(env)
+    workdir = tempfile.mkdtemp(prefix="aips-bench-pull-")
+    model = None
+    try:
+        hub, repo_folder, titles = make_artifact(workdir, args.size_mib, args.files)
+        repository = "ai-models/bench-pull-%s" % uuid.uuid4().hex[:6]
+        digest = push(env, hub, titles, "%s/%s:v1" % (HARBOR, repository))
+        shutil.rmtree(hub)
+
+        baseline_dir = os.path.join(conftest.HOSTPATH_ROOT, "bench-curl-%s" % uuid.uuid4().hex[:6])
+        os.makedirs(baseline_dir)
+        curl_seconds, size = curl_blobs(env, repository, digest, baseline_dir, args.concurrency)
+        shutil.rmtree(baseline_dir)
+
+        tmp = os.path.join(workdir, "model")
+        os.makedirs(tmp)
+        from pathlib import Path
+        model = conftest.Model(env, kube, Path(tmp), storage_size="%dGi" % (args.size_mib // 1024 + 2))
+        model.source["harborRef"] = "%s/%s:v1" % (HARBOR, repository)
+        model.source["modelUri"] = "hub/bench/%s" % repo_folder.split("--", 2)[2]
+        created = model.apply(model_storage_wait=False, model_storage_pull_concurrency=args.concurrency)
+        if created.rc != 0:
+            raise SystemExit(repr(created))
+
+        from ansible_collections.ai_platform.serving.plugins.module_utils.pull_k8s import PullApi
+        from ansible_collections.ai_platform.serving.plugins.module_utils.pull_wait import PullWaiter
+        from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
+        client = get_api_client(kubeconfig=env["KUBECONFIG"])
+        state, _job, _pods, waited = PullWaiter(PullApi(client, model.namespace, model.job), digest).wait(1800)
+        returned = time.time()
+        if state != "complete":
+            raise SystemExit("the pull ended %s" % state)
+        marks = log_times(kube, model.namespace, model.job)
+        pull_seconds = marks["pulled"] - marks["start"]
+        verified_seconds = marks["verified"] - marks["start"]
+        latency = returned - marks["last"]
+        mb = size / 1e6
+        print("artifact            %d files, %.1f MB, digest %s" % (len(titles), mb, digest))
+        print("curl to disk        %.2f s  %.0f MB/s  (%d at a time, then sync)" % (curl_seconds, mb / curl_seconds,
+                                                                                     args.concurrency))
+        print("oras pull in Job    %.2f s  %.0f MB/s" % (pull_seconds, mb / pull_seconds))
+        print("pull + re-hash      %.2f s  %.0f MB/s" % (verified_seconds, mb / verified_seconds))
+        print("wait                %.2f s in all" % waited)
+        print("completion->return  %.2f s  (target <= 2 s)" % latency)
+        print("ratio pull/curl     %.2f  (target >= 0.9)" % (curl_seconds / pull_seconds))
+        print("ratio verified/curl %.2f" % (curl_seconds / verified_seconds))
+    finally:
+        if model is not None:
+            model.cleanup()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

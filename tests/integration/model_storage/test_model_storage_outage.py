@@ -1,0 +1,87 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The registry going away during a pull, and for good.
+
+The lab's registry itself is not touched: the pull goes through a relay this test
+starts on the lab host (the registry name resolves there for pods) and stops.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+from conftest import HARBOR, HERE, Relay, ansible_playbook, publish, wait_for, write_lock
+
+
+def relay_model(model, entry, relay):
+    """Point the model at the relay (registry host:port) and take digest and size from a lock file."""
+    host = "%s:%d" % (HARBOR, relay.port)
+    reference = "%s/ai-models/%s:v1" % (host, model.repository)
+    model.source["harborRef"] = reference
+    lock = write_lock(os.path.join(str(model.tmp), "relay.lock.yml"), reference, entry)
+    return dict(aips_harbor_hostname=host, model_storage_lock_file=lock)
+
+
+def upstream(lab):
+    return (lab["AIPS_LAB_HOST_IP"], 443)
+
+
+def test_registry_back_after_an_outage_mid_pull_the_job_retries_and_completes(model_factory, minilm_hub, kube):
+    model = model_factory()
+    entry = publish(model.lab, model.tmp, minilm_hub, model.repository)
+    relay = Relay(model.lab["AIPS_LAB_HOST_IP"], upstream(model.lab), rate=8 * 1024 * 1024).start()
+    overrides = relay_model(model, entry, relay)
+    variables = model.variables(**overrides)
+    extra = os.path.join(str(model.tmp), "outage-vars.json")
+    with open(extra, "w") as handle:
+        json.dump(variables, handle)
+    env = dict(os.environ, **model.lab)
+    env.update(ANSIBLE_CONFIG=os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(HERE))), "ansible.cfg"))
+    play = subprocess.Popen([os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,",
+                             "-e", "@" + extra, "-e", "ansible_python_interpreter=%s" % sys.executable,
+                             os.path.join(HERE, "apply.yml")], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    try:
+        wait_for("the pull to be under way", lambda: relay.sent > 20 * 1024 * 1024, timeout=180)
+        relay.stop()
+        wait_for("a failed pull pod", lambda: any((p.get("status") or {}).get("phase") == "Failed"
+                                                  for p in model.job_pods()), timeout=120)
+        relay.start()   # same port: the registry is back
+        output, _unused = play.communicate(timeout=600)
+    finally:
+        if play.poll() is None:
+            play.kill()
+        relay.stop()
+    assert play.returncode == 0, output[-6000:]
+    pods = model.job_pods()
+    phases = sorted((p.get("status") or {}).get("phase") for p in pods)
+    assert phases.count("Failed") >= 1 and phases.count("Succeeded") == 1, phases
+    assert model.marker()["digest"] == entry["digest"]
+    failed = [p for p in pods if p["status"]["phase"] == "Failed"][0]
+    message = failed["status"]["containerStatuses"][0]["state"]["terminated"].get("message", "")
+    assert "will retry" in message, message
+
+
+def test_registry_gone_for_good_fails_with_the_reason_and_recovery(model_factory, minilm_hub, kube, tmp_path):
+    model = model_factory()
+    entry = publish(model.lab, model.tmp, minilm_hub, model.repository)
+    relay = Relay(model.lab["AIPS_LAB_HOST_IP"], upstream(model.lab)).start()
+    overrides = relay_model(model, entry, relay)
+    relay.stop()      # nothing listens on that port any more
+    started = time.monotonic()
+    run = ansible_playbook(model.lab, os.path.join(HERE, "apply.yml"), model.variables(**overrides), tmp_path)
+    elapsed = time.monotonic() - started
+    assert run.rc != 0, run
+    assert "pull Job %s/%s failed: BackoffLimitExceeded" % (model.namespace, model.job) in run.output, run
+    assert "will retry" in run.output and "connection refused" in run.output
+    assert "Recovery:" in run.output and "kubectl logs -n %s job/%s" % (model.namespace, model.job) in run.output
+    assert len(model.job_pods()) == 4          # the first try and backoffLimit 3 retries
+    assert model.marker() is None
+    assert elapsed < 400
