@@ -2,7 +2,7 @@
 # Set up this checkout for in-repo use, on a fresh machine that reaches only
 # PyPI, Debian and the Go module proxy (no Ansible Galaxy).
 #
-#   .venv/                      Python venv with the pinned requirements.txt
+#   .venv/                      Python venv with the pinned requirements*.txt
 #   .collections/ansible_collections/kubernetes/core   from the `ansible` wheel
 #   .collections/ansible_collections/ai_platform/serving -> this checkout
 #
@@ -27,7 +27,7 @@ ensure_venv() {
   fi
   local stamp="$VENV/.requirements.sha256"
   local want
-  want="$(sha256sum "$ROOT/requirements.txt" | cut -d' ' -f1)"
+  want="$(cat "$ROOT/requirements.txt" "$ROOT/requirements-nodeps.txt" | sha256sum | cut -d' ' -f1)"
   if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
     log "venv up to date"
     return
@@ -35,6 +35,7 @@ ensure_venv() {
   log "installing pinned Python requirements"
   "$VENV/bin/pip" install --quiet --disable-pip-version-check --upgrade pip
   "$VENV/bin/pip" install --quiet --disable-pip-version-check -r "$ROOT/requirements.txt"
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check --no-deps -r "$ROOT/requirements-nodeps.txt"
   echo "$want" >"$stamp"
 }
 
