@@ -6,7 +6,8 @@ import subprocess
 
 from plan_cases import ROOT
 
-MODULES = {"model_plan"}
+MODULES = {"model_plan", "model_sync", "image_archive", "chart_archive", "harbor_project", "model_pull_job",
+           "model_pull_wait", "model_artifact_info", "model_claim_check"}
 FILTERS = {"model_slug", "slug_from_folders", "resource_names", "resource_name", "pvc_hf_uri", "parse_pvc_uri",
            "parse_oci_reference", "quantity_bytes"}
 
