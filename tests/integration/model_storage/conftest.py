@@ -131,12 +131,12 @@ class Run(object):
         return "rc=%s changed=%s failed=%s\n%s" % (self.rc, self.changed, self.failed, self.output[-8000:])
 
 
-def ansible_playbook(lab, playbook, variables, workdir, verbosity=0, check=False):
+def ansible_playbook(lab, playbook, variables, workdir, verbosity=0, check=False, inventory="localhost,"):
     extra = os.path.join(str(workdir), "vars-%s.json" % uuid.uuid4().hex[:6])
     with open(extra, "w") as handle:
         json.dump(variables, handle)
     os.chmod(extra, 0o600)
-    argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,",
+    argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", inventory,
             "-e", "@" + extra, "-e", "ansible_python_interpreter=%s" % sys.executable, playbook]
     if verbosity:
         argv.append("-" + "v" * verbosity)

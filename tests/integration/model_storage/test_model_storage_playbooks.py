@@ -1,0 +1,65 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""playbooks/recover.yml and playbooks/cache.yml on the lab."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+
+from conftest import ROOT, ansible_playbook, publish
+
+INVENTORY = ("all:\n  children:\n    controller:\n      hosts:\n        localhost:\n"
+             "          ansible_connection: local\n")
+
+
+def playbook(model, name, tmp_path, **extra):
+    inventory = tmp_path / "hosts.yml"
+    inventory.write_text(INVENTORY)
+    variables = model.variables(**extra)
+    return ansible_playbook(model.lab, os.path.join(ROOT, "playbooks", name), variables, tmp_path,
+                            inventory=str(inventory))
+
+
+def test_recover_needs_the_confirmation(model_factory, minilm_hub, kube, tmp_path):
+    model = model_factory()
+    publish(model.lab, model.tmp, minilm_hub, model.repository)
+    assert model.apply().rc == 0
+    run = playbook(model, "recover.yml", tmp_path, recover_model=model.slug, recover_confirm="yes")
+    assert run.rc != 0 and "recover_confirm=<slug>" in run.output, run
+    assert kube.get("pvc", model.pvc, model.namespace) is not None
+
+
+def test_recover_deletes_job_claim_and_pv_and_pulls_again(model_factory, minilm_hub, kube, tmp_path):
+    model = model_factory()
+    entry = publish(model.lab, model.tmp, minilm_hub, model.repository)
+    assert model.apply().rc == 0
+    old = kube.get("pvc", model.pvc, model.namespace)["metadata"]["uid"]
+    run = playbook(model, "recover.yml", tmp_path, recover_model=model.slug, recover_confirm=model.slug)
+    assert run.rc == 0, run
+    assert "deleted job, pvc, pv" in run.output
+    pvc = kube.get("pvc", model.pvc, model.namespace)
+    assert pvc["metadata"]["uid"] != old and pvc["status"]["phase"] == "Bound"
+    assert pvc["metadata"]["annotations"]["ai-platform.serving/digest"] == entry["digest"]
+
+
+def test_cache_lists_claims_and_clears_one(model_factory, minilm_hub, kube, tmp_path):
+    model = model_factory()
+    entry = publish(model.lab, model.tmp, minilm_hub, model.repository)
+    assert model.apply().rc == 0
+    listed = playbook(model, "cache.yml", tmp_path)
+    assert listed.rc == 0, listed
+    assert "%s: %s/%s Bound, digest %s" % (model.slug, model.namespace, model.pvc, entry["digest"]) in \
+        " ".join(listed.output.split()), listed
+    cleared = playbook(model, "cache.yml", tmp_path, cache_clear=model.slug, cache_confirm=model.slug)
+    assert cleared.rc == 0, cleared
+    assert model.marker() is None
+    assert not os.path.exists(os.path.join(model.hostpath_dir, "hub"))
+    annotations = kube.get("pvc", model.pvc, model.namespace)["metadata"].get("annotations") or {}
+    assert "ai-platform.serving/digest" not in annotations
+    assert kube.get("job", model.job, model.namespace) is None
+    again = model.apply()
+    assert again.rc == 0, again
+    assert model.marker()["digest"] == entry["digest"]
