@@ -1,0 +1,96 @@
+"""Pure parts of the lab's tooling (no running lab needed)."""
+
+import json
+import tarfile
+
+from labkit import build, host, oci
+from labkit.config import HOSTS_MARKER
+
+K8S_LIKE = """module k8s.io/kubernetes
+
+go 1.24.0
+
+godebug default=go1.24
+
+require (
+\tgithub.com/spf13/cobra v1.8.1
+\tk8s.io/api v0.0.0
+\tk8s.io/client-go v0.0.0
+)
+
+replace (
+\tk8s.io/api => ./staging/src/k8s.io/api
+\tk8s.io/client-go => ./staging/src/k8s.io/client-go
+)
+"""
+
+ETCD_LIKE = """module go.etcd.io/etcd/server/v3
+
+go 1.26.0
+
+require (
+\tgo.etcd.io/etcd/api/v3 v3.5.35
+\tgo.etcd.io/etcd/client/v2 v2.305.35
+)
+
+replace (
+\tgo.etcd.io/etcd/api/v3 => ../api
+\tgo.etcd.io/etcd/client/v2 => ../client/v2
+\tgo.etcd.io/etcd => ./FORBIDDEN_DEPENDENCY
+)
+"""
+
+
+def test_only_placeholder_requirements_get_replaced():
+    assert build.placeholder_modules(K8S_LIKE) == ["k8s.io/api", "k8s.io/client-go"]
+    assert build.placeholder_modules(ETCD_LIKE) == []
+
+
+def test_wrapper_module_pins_staging_to_published_release():
+    comp = build.GoComponent(name="kubernetes", module="k8s.io/kubernetes", version="v1.33.13",
+                             packages=("k8s.io/kubernetes/cmd/kubelet",),
+                             replace_version="v0.33.13")
+    gomod = build.wrapper_gomod(comp, K8S_LIKE)
+    assert "require k8s.io/kubernetes v1.33.13" in gomod
+    assert "\tk8s.io/api => k8s.io/api v0.33.13" in gomod
+    assert "\tk8s.io/client-go => k8s.io/client-go v0.33.13" in gomod
+    assert "godebug default=go1.24" in gomod
+    assert "go 1.24.0" in gomod
+
+
+def test_oci_image_is_reproducible_and_complete(tmp_path):
+    layer = oci.Layer()
+    layer.add_file("bin/tool", b"#!/bin/sh\n", 0o755)
+    layer.symlinks["usr/bin/alias"] = "/bin/tool"
+    first = oci.write_image(tmp_path / "a", "t", [layer], entrypoint=("/bin/tool",))
+    second = oci.write_image(tmp_path / "b", "t", [layer], entrypoint=("/bin/tool",))
+    assert first == second
+    index = json.loads((tmp_path / "a" / "index.json").read_text())
+    assert [m["annotations"]["org.opencontainers.image.ref.name"]
+            for m in index["manifests"]] == ["t"]
+    manifest = json.loads((tmp_path / "a" / "blobs" / "sha256" / first.split(":")[1]).read_bytes())
+    blob = tmp_path / "a" / "blobs" / "sha256" / manifest["layers"][0]["digest"].split(":")[1]
+    with tarfile.open(blob) as tar:
+        assert tar.getnames() == ["bin", "usr", "usr/bin", "bin/tool", "usr/bin/alias"]
+        assert tar.getmember("bin/tool").mode == 0o755
+
+
+def test_retagging_replaces_the_index_entry(tmp_path):
+    layer = oci.Layer()
+    layer.add_file("a", b"1")
+    oci.write_image(tmp_path, "t", [layer])
+    layer.add_file("a", b"2")
+    digest = oci.write_image(tmp_path, "t", [layer])
+    index = json.loads((tmp_path / "index.json").read_text())
+    assert [m["digest"] for m in index["manifests"]] == [digest]
+
+
+def test_hosts_entries_are_added_and_removed_without_touching_others(tmp_path):
+    hosts = tmp_path / "hosts"
+    hosts.write_text("127.0.0.1 localhost\n")
+    host.set_hosts_entries(["harbor.example"], hosts_file=hosts)
+    assert f"harbor.example {HOSTS_MARKER}" in hosts.read_text()
+    host.set_hosts_entries(["harbor.example"], hosts_file=hosts)
+    assert hosts.read_text().count("harbor.example") == 1
+    host.set_hosts_entries([], hosts_file=hosts)
+    assert hosts.read_text() == "127.0.0.1 localhost\n"
