@@ -32,7 +32,7 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(scope="session")
 def env():
-    status = subprocess.run([str(LAB), "status"], capture_output=True, text=True)
+    status = subprocess.run([str(LAB), "status"], capture_output=True, text=True, check=False)
     if status.returncode != 0:
         pytest.fail(f"the lab is not up (run `lab/lab up`):\n{status.stdout}{status.stderr}",
                     pytrace=False)

@@ -16,7 +16,7 @@ def lab_env():
     out = subprocess.run([str(LAB), "env"], check=True, capture_output=True, text=True).stdout
     env = {}
     for line in out.splitlines():
-        key, _, value = line.removeprefix("export ").partition("=")
+        key, value = line.removeprefix("export ").split("=", 1)
         env[key] = shlex.split(value)[0] if key != "PATH" else value
     env["PATH"] = env["PATH"].replace('"$PATH"', os.environ["PATH"])
     return env
@@ -30,7 +30,7 @@ class Kube:
 
     def run(self, *args, input_text=None, check=True):
         proc = subprocess.run(["kubectl", *map(str, args)], env=self.env, text=True,
-                              capture_output=True, input=input_text)
+                              capture_output=True, input=input_text, check=False)
         if check and proc.returncode != 0:
             raise AssertionError(f"kubectl {' '.join(map(str, args))} failed:\n{proc.stderr}")
         return proc

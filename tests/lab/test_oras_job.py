@@ -17,8 +17,8 @@ def _push_artifact(env, tmp_path, ref):
     return json.loads(out)["digest"]
 
 
-def test_oras_job_pulls_artifact_with_mounted_docker_config(kube, env, namespace, versions,
-                                                             harbor_creds, tmp_path):
+def test_oras_job_pulls_artifact_with_mounted_docker_config(
+        kube, env, namespace, versions, harbor_creds, tmp_path):
     harbor = env["AIPS_LAB_HARBOR_HOST"]
     ref = f"{harbor}/ai-models/lab-test:{uuid.uuid4().hex[:8]}"
     digest = _push_artifact(env, tmp_path, ref)

@@ -17,8 +17,8 @@ def _writer_job(name, claim, image, command):
     }
 
 
-def test_job_writes_into_hostpath_pv_bound_by_node_affinity(kube, env, namespace, busybox_image,
-                                                             harbor_creds):
+def test_job_writes_into_hostpath_pv_bound_by_node_affinity(
+        kube, env, namespace, busybox_image, harbor_creds):
     node = socket.gethostname().lower()
     host_dir = Path(env["AIPS_LAB_DIR"], "data", "hostpath-test", uuid.uuid4().hex[:8])
     host_dir.mkdir(parents=True)  # as the hostpath_dirs role does before the PV exists
