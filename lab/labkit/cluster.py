@@ -10,8 +10,7 @@ import urllib.request
 from pathlib import Path
 
 from . import build, host, images, kube, log, procs, registry
-from .config import (HARBOR_HOST, HARBOR_USER, HOST_IP, LAB_SRC, load_versions,
-                     node_name)
+from .config import HARBOR_HOST, HARBOR_USER, HOST_IP, LAB_SRC, load_versions, node_name
 
 # Daemons in start order (down stops the node side first, then these in reverse).
 CONTROL_PLANE = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler")
@@ -214,6 +213,7 @@ def down(paths, purge=False):
     stop_containers(paths)
     procs.stop(paths, "containerd")
     stop_orphan_shims(paths)
+    host.kill_pod_processes()
     for name in reversed(("registry",) + CONTROL_PLANE):
         procs.stop(paths, name)
     for name in procs.recorded(paths):  # anything else the lab recorded

@@ -3,7 +3,9 @@
 import ipaddress
 import os
 import shlex
+import signal
 import subprocess
+import time
 from pathlib import Path
 
 from . import log
@@ -96,6 +98,29 @@ def unmount_all(paths):
         sh("umount", point, check=False, capture=True)
         if Path(point).is_mount():
             sh("umount", "-l", point, check=False, capture=True)
+
+
+def _pod_pids(parent):
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            if f"/{parent}/" in (proc / "cgroup").read_text():
+                pids.append(int(proc.name))
+        except OSError:
+            continue
+    return pids
+
+
+def kill_pod_processes(parent="kubepods", timeout=5):
+    """SIGKILL anything still in a pod cgroup (left if a shim died before its containers)."""
+    for pid in _pod_pids(parent):
+        log.info(f"killing leftover pod process {pid}")
+        os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + timeout
+    while _pod_pids(parent) and time.monotonic() < deadline:
+        time.sleep(0.1)
 
 
 def remove_cgroups(parent="kubepods"):

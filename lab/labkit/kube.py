@@ -3,8 +3,18 @@
 import json
 
 from . import pki
-from .config import (BRIDGE, CLUSTER_DOMAIN, HARBOR_HOST, HARBOR_USER, HOST_IP,
-                     KUBERNETES_SVC_IP, MIRRORED_REGISTRIES, POD_CIDR, SERVICE_CIDR, node_name)
+from .config import (
+    BRIDGE,
+    CLUSTER_DOMAIN,
+    HARBOR_HOST,
+    HARBOR_USER,
+    HOST_IP,
+    KUBERNETES_SVC_IP,
+    MIRRORED_REGISTRIES,
+    POD_CIDR,
+    SERVICE_CIDR,
+    node_name,
+)
 
 APISERVER_URL = f"https://{HOST_IP}:6443"
 ETCD_URL = "http://127.0.0.1:2379"

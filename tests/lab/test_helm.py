@@ -1,0 +1,32 @@
+"""helm (built by the lab) pushes a chart to the Harbor stand-in over TLS and installs it from
+there with the robot's credentials, as the serving_stack role does with mirrored charts."""
+
+import subprocess
+import uuid
+
+
+def _helm(env, *args, cwd=None):
+    return subprocess.run(["helm", *args], env=env, cwd=cwd, capture_output=True, text=True,
+                          check=True).stdout
+
+
+def _write_chart(directory, name, version):
+    (directory / "templates").mkdir(parents=True)
+    (directory / "Chart.yaml").write_text(
+        f"apiVersion: v2\nname: {name}\nversion: {version}\ntype: application\n")
+    (directory / "templates" / "configmap.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-marker\n"
+        "data:\n  chart: {{ .Chart.Name }}-{{ .Chart.Version }}\n")
+
+
+def test_chart_round_trip_through_the_registry(kube, env, namespace, tmp_path):
+    version = f"0.1.{uuid.uuid4().int % 100000}"
+    _write_chart(tmp_path / "labchart", "labchart", version)
+    _helm(env, "package", "labchart", cwd=tmp_path)
+    tls = ["--ca-file", env["AIPS_LAB_CA"], "--registry-config", env["AIPS_LAB_DOCKER_CONFIG"]]
+    repo = f"oci://{env['AIPS_LAB_HARBOR_HOST']}/images-infra/charts"
+    _helm(env, "push", f"labchart-{version}.tgz", repo, *tls, cwd=tmp_path)
+    _helm(env, "install", "demo", f"{repo}/labchart", "--version", version, "-n", namespace,
+          *tls)
+    marker = kube.get("configmap", "demo-marker", namespace)
+    assert marker["data"]["chart"] == f"labchart-{version}"
