@@ -2,6 +2,7 @@
 
 import json
 import socket
+import subprocess
 
 
 def test_node_is_ready_under_hostname(kube):
@@ -33,3 +34,14 @@ def test_gateway_and_inferencepool_crds_are_served(kube):
                 "inferencepools.inference.networking.k8s.io"):
         established = kube.get("crd", crd)["status"]["conditions"]
         assert any(c["type"] == "Established" and c["status"] == "True" for c in established), crd
+
+
+def test_pod_traffic_cannot_leave_the_machine():
+    """Forwarded traffic from the pod range is rejected unless it stays in that range."""
+    forward = subprocess.run(["iptables", "-w", "-S", "FORWARD"], check=True, capture_output=True,
+                             text=True).stdout
+    assert "-A FORWARD -s 10.244.0.0/24 -j AIPS-LAB-EGRESS" in forward
+    chain = subprocess.run(["iptables", "-w", "-S", "AIPS-LAB-EGRESS"], check=True,
+                           capture_output=True, text=True).stdout.splitlines()
+    assert chain[1:] == ["-A AIPS-LAB-EGRESS -d 10.244.0.0/24 -j RETURN",
+                         "-A AIPS-LAB-EGRESS -j REJECT --reject-with icmp-port-unreachable"]
