@@ -1,14 +1,13 @@
 """Build pinned Go programs from the module proxy into a version-keyed cache.
 
 Each component is built in a generated wrapper module that requires the upstream module.
-A module whose go.mod replaces sibling modules by relative paths (Kubernetes staging, etcd)
-gets those replaced by their published release instead.
+Kubernetes requires its staging modules at a v0.0.0 placeholder and replaces them by paths
+inside its own repository; the wrapper replaces each by its published release instead.
 """
 
 import json
 import os
 import re
-import shutil
 import subprocess
 import time
 from dataclasses import dataclass
@@ -219,8 +218,3 @@ def link_bins(bin_dirs, lab_bin):
             if target.is_symlink() or target.exists():
                 target.unlink()
             target.symlink_to(exe)
-
-
-def copy_file(src, dst):
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(src, dst)
