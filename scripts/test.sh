@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: linters, ansible-test sanity, unit tests, integration tests
-# through ansible-playbook. README's second command; .ci/run runs it after setup.
+# through ansible-playbook, then the lab (a real single-node Kubernetes and a Harbor
+# stand-in, built from source by lab/lab) and the tests that need it, and `lab down`.
+# README's second command; .ci/run runs it after setup.
 #   bash scripts/test.sh            # everything
 #   bash scripts/test.sh unit lint  # chosen stages
 # shellcheck disable=SC2317  # stage_* functions are called by name
@@ -11,7 +13,7 @@ cd "$ROOT"
 source .venv/bin/activate
 export ANSIBLE_CONFIG="$ROOT/ansible.cfg" ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0
 
-ALL_STAGES=(lint sanity unit integration)
+ALL_STAGES=(lint sanity unit integration lab-up registry cluster lab-down)
 STAGES=("$@")
 [[ ${#STAGES[@]} -gt 0 ]] || STAGES=("${ALL_STAGES[@]}")
 
@@ -31,6 +33,29 @@ stage_unit() {
 
 stage_integration() {
   python -m pytest -q -n 2 tests/integration/plan tests/integration/hostpath_dirs tests/integration/collection
+}
+
+stage_lab-up() {
+  lab/lab up
+}
+
+# model_sync and harbor_upload against a registry of their own on loopback, with the
+# oras and helm the lab built.
+stage_registry() {
+  PATH="$ROOT/.lab/bin:$PATH" python -m pytest -q -n 2 tests/integration/registry
+}
+
+# Everything that needs the cluster: the lab's own acceptance tests and model_storage.
+stage_cluster() {
+  lab/lab status
+  eval "$(lab/lab env)"
+  python -m pytest -q tests/lab
+  python -m pytest -q -n 2 tests/integration/model_storage
+}
+
+# Stop the lab and check that nothing it started is left.
+stage_lab-down() {
+  AIPS_LAB_DOWN_TEST=1 python -m pytest -q tests/lab/test_lab_down.py
 }
 
 declare -a SUMMARY=()
