@@ -107,7 +107,7 @@ def up(paths):
 
 def push_images(paths, versions, bin_dir, token):
     bins = {name: (bin_dir / name).resolve() for name in
-            ("pause", "oras", "inference-sim-standin")}
+            ("pause", "oras", "epp", "inference-sim-standin")}
     lab_images = images.lab_images(versions, bins, paths.ca_cert)
     images.build_and_push(paths, lab_images, token, registry.trust_dir(paths))
 

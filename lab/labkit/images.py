@@ -58,9 +58,10 @@ def single_file_layer(path_in_image, source: Path):
 
 
 def lab_images(versions, bins: dict, ca_cert: Path):
-    """bins maps program names to built binaries (pause, oras, inference-sim-standin)."""
+    """bins maps program names to built binaries (pause, oras, epp, inference-sim-standin)."""
     base = busybox_layer(ca_cert)
     oras_tag, sim_tag = versions["ORAS_VERSION"], versions["INFERENCE_SIM_TAG"]
+    epp = f"gateway-api-inference-extension/epp:{versions['GAIE_VERSION']}"
     pause_tag, busybox_tag = versions["PAUSE_TAG"], versions["BUSYBOX_TAG"]
     return (
         Image(f"images-infra/pause:{pause_tag}", f"registry.k8s.io/pause:{pause_tag}",
@@ -74,6 +75,8 @@ def lab_images(versions, bins: dict, ca_cert: Path):
               f"ghcr.io/llm-d/llm-d-inference-sim:{sim_tag}",
               (base, single_file_layer("app/llm-d-inference-sim", bins["inference-sim-standin"])),
               entrypoint=("/app/llm-d-inference-sim",)),
+        Image(f"images-infra/{epp}", f"registry.k8s.io/{epp}",
+              (base, single_file_layer("epp", bins["epp"])), entrypoint=("/epp",)),
     )
 
 
