@@ -130,6 +130,8 @@ class Run(object):
     def __repr__(self):
         return "rc=%s changed=%s failed=%s\n%s" % (self.rc, self.changed, self.failed, self.output[-8000:])
 
+    __str__ = __repr__
+
 
 def ansible_playbook(lab, playbook, variables, workdir, verbosity=0, check=False, inventory="localhost,"):
     extra = os.path.join(str(workdir), "vars-%s.json" % uuid.uuid4().hex[:6])
@@ -164,7 +166,7 @@ def publish(lab, workdir, hub, repository, tag="v1"):
         model_sync_oras_path=shutil.which("oras", path=lab["PATH"]),
         model_sync_work_dir=os.path.join(str(workdir), "sync-work"), model_sync_lock_file=lock)
     run = ansible_playbook(lab, play, variables, workdir)
-    assert run.rc == 0, run
+    assert run.rc == 0, str(run)
     with open(lock) as handle:
         return yaml.safe_load(handle)["models"]["%s/ai-models/%s:%s" % (HARBOR, repository, tag)]
 

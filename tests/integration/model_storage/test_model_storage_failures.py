@@ -17,8 +17,8 @@ def test_too_small_claim_fails_before_anything_is_created(model_factory, minilm_
     model = model_factory(storage_size="10Mi")
     entry = publish(model.lab, model.tmp, minilm_hub, model.repository)
     run = model.apply()
-    assert run.rc != 0, run
-    assert "storageSize 10Mi" in run.output and "cannot hold the artifact" in run.output, run
+    assert run.rc != 0, str(run)
+    assert "storageSize 10Mi" in run.output and "cannot hold the artifact" in run.output, str(run)
     assert "%d bytes" % entry["size"] in run.output
     assert kube.get("namespace", model.namespace) is None
     assert kube.get("pv", model.pv) is None
@@ -29,8 +29,8 @@ def test_wrong_credentials_fail_clearly_and_the_token_is_never_shown(model_facto
     publish(model.lab, model.tmp, minilm_hub, model.repository)
     wrong = "not-the-token-" + model.suffix
     run = model.apply(verbosity=3, aips_harbor_token=wrong)
-    assert run.rc != 0, run
-    assert "rejected user '%s'" % model.lab["AIPS_LAB_HARBOR_USER"] in run.output, run
+    assert run.rc != 0, str(run)
+    assert "rejected user '%s'" % model.lab["AIPS_LAB_HARBOR_USER"] in run.output, str(run)
     assert wrong not in run.output
     assert model.lab["AIPS_LAB_HARBOR_TOKEN"] not in run.output
     assert kube.get("namespace", model.namespace) is None
@@ -43,8 +43,8 @@ def test_wrong_credentials_in_the_cluster_fail_the_job_at_once(model_factory, mi
     wrong = "not-the-token-" + model.suffix
     run = model.apply(verbosity=3, aips_harbor_token=wrong,
                       model_storage_lock_file=os.path.join(str(model.tmp), "models.lock.yml"))
-    assert run.rc != 0, run
-    assert "pull Job %s/%s failed: PodFailurePolicy" % (model.namespace, model.job) in run.output, run
+    assert run.rc != 0, str(run)
+    assert "pull Job %s/%s failed: PodFailurePolicy" % (model.namespace, model.job) in run.output, str(run)
     assert "unauthorized" in run.output.lower()
     assert "Recovery:" in run.output and "playbooks/recover.yml -e recover_model=%s" % model.slug in run.output
     assert wrong not in run.output and model.lab["AIPS_LAB_HARBOR_TOKEN"] not in run.output
@@ -53,7 +53,7 @@ def test_wrong_credentials_in_the_cluster_fail_the_job_at_once(model_factory, mi
     assert model.marker() is None
     # fixing the credentials and re-running replaces the failed Job and pulls
     again = model.apply()
-    assert again.rc == 0, again
+    assert again.rc == 0, str(again)
     assert model.marker() is not None
 
 
@@ -66,8 +66,8 @@ def test_corrupted_blob_fails_the_pull_and_writes_no_marker(model_factory, kube,
     with open(blob, "r+b") as handle:
         handle.write(b"X" * 16)           # same size, other bytes
     run = model.apply()
-    assert run.rc != 0, run
-    assert "pull Job %s/%s failed" % (model.namespace, model.job) in run.output, run
+    assert run.rc != 0, str(run)
+    assert "pull Job %s/%s failed" % (model.namespace, model.job) in run.output, str(run)
     assert model.marker() is None
     assert entry["digest"]
 
@@ -75,8 +75,8 @@ def test_corrupted_blob_fails_the_pull_and_writes_no_marker(model_factory, kube,
 def test_missing_user_claim_fails_clearly(model_factory, kube):
     model = model_factory(source="pvc://no-such-claim/models/minilm")
     run = model.apply()
-    assert run.rc != 0, run
-    assert "%s/no-such-claim does not exist" % model.namespace in run.output, run
+    assert run.rc != 0, str(run)
+    assert "%s/no-such-claim does not exist" % model.namespace in run.output, str(run)
     assert "never creates" in run.output
 
 
@@ -90,8 +90,8 @@ def test_unbound_user_claim_fails_and_is_left_alone(model_factory, kube):
     kube.apply(claim)
     before = kube.get("pvc", "waiting-claim", model.namespace)["metadata"]["resourceVersion"]
     run = model.apply()
-    assert run.rc != 0, run
-    assert "is Pending, not Bound" in run.output, run
+    assert run.rc != 0, str(run)
+    assert "is Pending, not Bound" in run.output, str(run)
     after = kube.get("pvc", "waiting-claim", model.namespace)
     assert after["metadata"]["resourceVersion"] == before
     assert json.dumps(after).count("ai-platform.serving") == 0

@@ -78,8 +78,8 @@ def test_registry_gone_for_good_fails_with_the_reason_and_recovery(model_factory
     started = time.monotonic()
     run = ansible_playbook(model.lab, os.path.join(HERE, "apply.yml"), model.variables(**overrides), tmp_path)
     elapsed = time.monotonic() - started
-    assert run.rc != 0, run
-    assert "pull Job %s/%s failed: BackoffLimitExceeded" % (model.namespace, model.job) in run.output, run
+    assert run.rc != 0, str(run)
+    assert "pull Job %s/%s failed: BackoffLimitExceeded" % (model.namespace, model.job) in run.output, str(run)
     assert "will retry" in run.output and "connection refused" in run.output
     assert "Recovery:" in run.output and "kubectl logs -n %s job/%s" % (model.namespace, model.job) in run.output
     assert len(model.job_pods()) == 4          # the first try and backoffLimit 3 retries

@@ -28,7 +28,7 @@ def test_recover_needs_the_confirmation(model_factory, minilm_hub, kube, tmp_pat
     publish(model.lab, model.tmp, minilm_hub, model.repository)
     assert model.apply().rc == 0
     run = playbook(model, "recover.yml", tmp_path, recover_model=model.slug, recover_confirm="yes")
-    assert run.rc != 0 and "recover_confirm=<slug>" in run.output, run
+    assert run.rc != 0 and "recover_confirm=<slug>" in run.output, str(run)
     assert kube.get("pvc", model.pvc, model.namespace) is not None
 
 
@@ -38,7 +38,7 @@ def test_recover_deletes_job_claim_and_pv_and_pulls_again(model_factory, minilm_
     assert model.apply().rc == 0
     old = kube.get("pvc", model.pvc, model.namespace)["metadata"]["uid"]
     run = playbook(model, "recover.yml", tmp_path, recover_model=model.slug, recover_confirm=model.slug)
-    assert run.rc == 0, run
+    assert run.rc == 0, str(run)
     assert "deleted job, pvc, pv" in run.output
     pvc = kube.get("pvc", model.pvc, model.namespace)
     assert pvc["metadata"]["uid"] != old and pvc["status"]["phase"] == "Bound"
@@ -50,16 +50,16 @@ def test_cache_lists_claims_and_clears_one(model_factory, minilm_hub, kube, tmp_
     entry = publish(model.lab, model.tmp, minilm_hub, model.repository)
     assert model.apply().rc == 0
     listed = playbook(model, "cache.yml", tmp_path)
-    assert listed.rc == 0, listed
+    assert listed.rc == 0, str(listed)
     assert "%s: %s/%s Bound, digest %s" % (model.slug, model.namespace, model.pvc, entry["digest"]) in \
-        " ".join(listed.output.split()), listed
+        " ".join(listed.output.split()), str(listed)
     cleared = playbook(model, "cache.yml", tmp_path, cache_clear=model.slug, cache_confirm=model.slug)
-    assert cleared.rc == 0, cleared
+    assert cleared.rc == 0, str(cleared)
     assert model.marker() is None
     assert not os.path.exists(os.path.join(model.hostpath_dir, "hub"))
     annotations = kube.get("pvc", model.pvc, model.namespace)["metadata"].get("annotations") or {}
     assert "ai-platform.serving/digest" not in annotations
     assert kube.get("job", model.job, model.namespace) is None
     again = model.apply()
-    assert again.rc == 0, again
+    assert again.rc == 0, str(again)
     assert model.marker()["digest"] == entry["digest"]

@@ -30,8 +30,8 @@ def test_hostpath_pull_loads_offline_and_rerun_changes_nothing(model_factory, mi
     model = model_factory()
     entry = publish(model.lab, model.tmp, minilm_hub, model.repository)
     run = model.apply()
-    assert run.rc == 0, run
-    assert run.changed >= 3, run
+    assert run.rc == 0, str(run)
+    assert run.changed >= 3, str(run)
     result = run.results["results"][model.slug]
     assert result["digest"] == entry["digest"]
     assert result["size"] == entry["size"]
@@ -54,8 +54,8 @@ def test_hostpath_pull_loads_offline_and_rerun_changes_nothing(model_factory, mi
     assert job["spec"]["backoffLimit"] == 3 and job["spec"]["ttlSecondsAfterFinished"] == 86400
 
     again = model.apply()
-    assert again.rc == 0, again
-    assert again.changed == 0, again
+    assert again.rc == 0, str(again)
+    assert again.changed == 0, str(again)
     assert kube.get("job", model.job, model.namespace)["metadata"]["uid"] == job["metadata"]["uid"]
     assert len(model.job_pods()) == 1
 
@@ -65,7 +65,7 @@ def test_dynamic_claim_on_cloud_pulls_into_the_provisioned_volume(model_factory,
     model.source["storageClass"] = "local-path"
     entry = publish(model.lab, model.tmp, minilm_hub, model.repository)
     run = model.apply()
-    assert run.rc == 0, run
+    assert run.rc == 0, str(run)
     assert run.results["results"][model.slug]["digest"] == entry["digest"]
     assert kube.get("pv", model.pv) is None      # no static PV on cloud
     pvc = kube.get("pvc", model.pvc, model.namespace)
@@ -73,7 +73,7 @@ def test_dynamic_claim_on_cloud_pulls_into_the_provisioned_volume(model_factory,
     assert model.marker()["digest"] == entry["digest"]
     assert "all-MiniLM-L6-v2" in load_offline(os.path.join(model.claim_dir(), "hub"))
     again = model.apply()
-    assert again.rc == 0 and again.changed == 0, again
+    assert again.rc == 0 and again.changed == 0, str(again)
 
 
 def test_moved_tag_replaces_the_job_and_pulls_afresh(model_factory, minilm_hub, kube, tmp_path):
@@ -85,8 +85,8 @@ def test_moved_tag_replaces_the_job_and_pulls_afresh(model_factory, minilm_hub, 
     moved = publish(model.lab, model.tmp, variant_hub(tmp_path, "v2", b"new revision\n"), model.repository)
     assert moved["digest"] != first["digest"]
     run = model.apply()
-    assert run.rc == 0, run
-    assert run.changed >= 1, run
+    assert run.rc == 0, str(run)
+    assert run.changed >= 1, str(run)
     assert run.results["results"][model.slug]["job"]["job"] == "replaced"
     job = kube.get("job", model.job, model.namespace)
     assert job["metadata"]["uid"] != old_uid
@@ -108,7 +108,7 @@ def test_ttl_deleted_job_is_recreated_and_finishes_from_the_marker(model_factory
     pulled_at = model.marker()["pulled_at"]
     kube.run("delete", "job", model.job, "-n", model.namespace, "--cascade=foreground", "--wait=true")
     run = model.apply()
-    assert run.rc == 0, run
+    assert run.rc == 0, str(run)
     assert "nothing to pull" in kube.logs(model.namespace, "job/" + model.job)
     assert model.marker()["pulled_at"] == pulled_at
 
@@ -117,8 +117,8 @@ def test_check_mode_creates_nothing(model_factory, minilm_hub, kube):
     model = model_factory()
     publish(model.lab, model.tmp, minilm_hub, model.repository)
     run = model.apply(check=True)
-    assert run.rc == 0, run
-    assert run.changed >= 1, run
+    assert run.rc == 0, str(run)
+    assert run.changed >= 1, str(run)
     assert kube.get("namespace", model.namespace) is None
     assert kube.get("pv", model.pv) is None
 
@@ -136,7 +136,7 @@ def test_many_models_start_all_jobs_before_waiting(model_factory, minilm_hub, ku
     both["aips_models"]["embedder"].append({"name": second.name, "enabled": True, "modelSource": second.source})
     from conftest import HERE, ansible_playbook
     run = ansible_playbook(first.lab, os.path.join(HERE, "apply.yml"), both, tmp_path)
-    assert run.rc == 0, run
+    assert run.rc == 0, str(run)
     out = run.output
     assert out.index("TASK [ai_platform.serving.model_storage : Wait for the pulls]") > out.index(
         "TASK [ai_platform.serving.model_storage : Create the claims, PVs and pull Jobs]")
