@@ -42,7 +42,8 @@ stage_lab-up() {
 # model_sync and harbor_upload against a registry of their own on loopback, with the
 # oras and helm the lab built.
 stage_registry() {
-  PATH="$ROOT/.lab/bin:$PATH" python -m pytest -q -n 2 tests/integration/registry
+  eval "$(lab/lab env)"
+  python -m pytest -q -n 2 tests/integration/registry
 }
 
 # Everything that needs the cluster: the lab's own acceptance tests and model_storage.
