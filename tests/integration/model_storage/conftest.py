@@ -332,16 +332,20 @@ class Relay(object):
         self.server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.server.bind((self.listen_host, self.port or 0))
         self.server.listen(64)
+        self.server.settimeout(0.2)
         self.port = self.server.getsockname()[1]
         self.running = True
-        self.threading.Thread(target=self._accept, args=(self.server,), daemon=True).start()
+        self.acceptor = self.threading.Thread(target=self._accept, args=(self.server,), daemon=True)
+        self.acceptor.start()
         return self
 
     def stop(self):
         """Refuse new connections and reset the open ones (the registry went away)."""
         self.running = False
         if self.server:
+            self.acceptor.join(5)
             self.server.close()
+            self.server = None
         with self.lock:
             for conn in self.conns:
                 try:
@@ -355,8 +359,11 @@ class Relay(object):
         while self.running:
             try:
                 client, _addr = server.accept()
+            except self.socket_mod.timeout:
+                continue
             except OSError:
                 return
+            client.settimeout(None)
             try:
                 upstream = self.socket_mod.create_connection(self.upstream)
             except OSError:
