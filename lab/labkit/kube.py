@@ -15,11 +15,12 @@ from .config import (
     SERVICE_CIDR,
     node_name,
 )
+from .files import write_if_changed
 
 APISERVER_URL = f"https://{HOST_IP}:6443"
 ETCD_URL = "http://127.0.0.1:2379"
 
-# name -> (certificate CN, organisation)
+# kubeconfig name -> (certificate CN, organisation)
 CLIENTS = {
     "admin": ("lab-admin", "system:masters"),
     "controller-manager": ("system:kube-controller-manager", ""),
@@ -27,7 +28,6 @@ CLIENTS = {
     "kube-proxy": ("system:kube-proxy", ""),
     "coredns": ("lab:coredns", ""),
     "local-path-provisioner": ("lab:local-path-provisioner", ""),
-    "apiserver-kubelet-client": ("kube-apiserver-kubelet-client", "system:masters"),
 }
 
 
@@ -42,8 +42,7 @@ def kubeconfig(paths, name, cn, org):
         "contexts": [{"name": "lab", "context": {"cluster": "lab", "user": name}}],
     }
     path = paths.etc / f"{name}.kubeconfig"
-    path.write_text(json.dumps(config, indent=2))
-    path.chmod(0o600)
+    write_if_changed(path, json.dumps(config, indent=2), 0o600)
     return path
 
 
@@ -55,11 +54,10 @@ def write_pki(paths):
     pki.ensure_cert(paths.pki, "apiserver", "kube-apiserver", dns=svc_names,
                     ips=(KUBERNETES_SVC_IP, HOST_IP, "127.0.0.1"))
     paths.etc.mkdir(parents=True, exist_ok=True)
+    pki.ensure_cert(paths.pki, "client-apiserver-kubelet-client", "kube-apiserver-kubelet-client",
+                    org="system:masters")
     for name, (cn, org) in CLIENTS.items():
-        if name != "apiserver-kubelet-client":
-            kubeconfig(paths, name, cn, org)
-        else:
-            pki.ensure_cert(paths.pki, f"client-{name}", cn, org=org)
+        kubeconfig(paths, name, cn, org)
     node = node_name()
     kubeconfig(paths, "kubelet", f"system:node:{node}", "system:nodes")
     pki.ensure_cert(paths.pki, "kubelet-serving", node, dns=(node,), ips=(HOST_IP,))
@@ -175,15 +173,15 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
   password = "{token}"
 """
     path = paths.etc / "containerd.toml"
-    path.write_text(text)
-    path.chmod(0o600)
+    write_if_changed(path, text, 0o600)
     _write_cni_config(paths)
     return path
 
 
 def _hosts_toml(directory, server, endpoint, ca):
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / "hosts.toml").write_text(
+    write_if_changed(
+        directory / "hosts.toml",
         f'server = "{server}"\n\n[host."{endpoint}"]\n'
         f'  capabilities = ["pull", "resolve"]\n  ca = "{ca}"\n')
 
@@ -202,7 +200,7 @@ def _write_cni_config(paths):
     }
     cni_dir = paths.etc / "cni"
     cni_dir.mkdir(parents=True, exist_ok=True)
-    (cni_dir / "10-aips-lab.conflist").write_text(json.dumps(conf, indent=2))
+    write_if_changed(cni_dir / "10-aips-lab.conflist", json.dumps(conf, indent=2))
 
 
 def containerd_argv(paths):
@@ -211,7 +209,7 @@ def containerd_argv(paths):
 
 def write_kubelet_config(paths):
     resolv = paths.etc / "pod-resolv.conf"
-    resolv.write_text(f"nameserver {HOST_IP}\n")
+    write_if_changed(resolv, f"nameserver {HOST_IP}\n")
     node = node_name()
     config = {
         "apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration",
@@ -235,7 +233,7 @@ def write_kubelet_config(paths):
     }
     (paths.etc / "manifests").mkdir(exist_ok=True)
     path = paths.etc / "kubelet.json"
-    path.write_text(json.dumps(config, indent=2))
+    write_if_changed(path, json.dumps(config, indent=2))
     return path, node
 
 
@@ -257,7 +255,7 @@ def kube_proxy_argv(paths, bin_dir):
         "conntrack": {"maxPerCore": 0},
     }
     path = paths.etc / "kube-proxy.json"
-    path.write_text(json.dumps(config, indent=2))
+    write_if_changed(path, json.dumps(config, indent=2))
     return [bin_dir / "kube-proxy", "--config", path]
 
 
@@ -265,7 +263,7 @@ def coredns_argv(paths, bin_dir):
     """CoreDNS on the host serves cluster.local from the API, plus the Harbor name."""
     kc = paths.etc / "coredns.kubeconfig"
     corefile = paths.etc / "Corefile"
-    corefile.write_text(f"""{CLUSTER_DOMAIN}:53 in-addr.arpa:53 ip6.arpa:53 {{
+    write_if_changed(corefile, f"""{CLUSTER_DOMAIN}:53 in-addr.arpa:53 ip6.arpa:53 {{
     bind {HOST_IP}
     errors
     hosts {{
@@ -288,9 +286,9 @@ def local_path_provisioner_argv(paths, bin_dir, helper_image):
     config = {"nodePathMap": [{"node": "DEFAULT_PATH_FOR_NON_LISTED_NODES",
                                "paths": [str(paths.data / "local-path")]}]}
     cfg = paths.etc / "local-path-config.json"
-    cfg.write_text(json.dumps(config))
+    write_if_changed(cfg, json.dumps(config))
     helper = paths.etc / "local-path-helper-pod.json"
-    helper.write_text(json.dumps({
+    write_if_changed(helper, json.dumps({
         "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "helper-pod"},
         "spec": {"containers": [{"name": "helper-pod", "image": helper_image,
                                  "imagePullPolicy": "IfNotPresent"}]}}))

@@ -12,6 +12,7 @@ import urllib.request
 
 from . import pki, procs
 from .config import HARBOR_HOST, HARBOR_USER, HOST_IP
+from .files import write_if_changed
 
 
 def ensure_credentials(paths):
@@ -29,8 +30,7 @@ def ensure_credentials(paths):
         htpasswd.chmod(0o600)
     auth = base64.b64encode(f"{HARBOR_USER}:{token}".encode()).decode()
     config = {"auths": {host: {"auth": auth} for host in (HARBOR_HOST, HOST_IP)}}
-    paths.docker_config.write_text(json.dumps(config, indent=2))
-    paths.docker_config.chmod(0o600)
+    write_if_changed(paths.docker_config, json.dumps(config, indent=2), 0o600)
     return token
 
 
@@ -55,7 +55,7 @@ def write_config(paths):
         "auth": {"htpasswd": {"realm": "lab-harbor", "path": str(paths.etc / "htpasswd")}},
     }
     path = paths.etc / "registry.json"
-    path.write_text(json.dumps(config, indent=2))
+    write_if_changed(path, json.dumps(config, indent=2))
     return path
 
 
