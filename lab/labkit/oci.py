@@ -72,8 +72,7 @@ def write_image(layout: Path, tag, layers, entrypoint=(), cmd=(), env=(), workdi
     for layer in layers:
         raw = layer.tar_bytes()
         diff_ids.append(_digest(raw))
-        compressed = gzip.compress(raw, mtime=0)
-        layer_descs.append({"mediaType": MEDIA_LAYER, **_write_blob(layout, compressed)})
+        layer_descs.append({"mediaType": MEDIA_LAYER, **_compressed_blob(layout, raw)})
     config = {
         "architecture": "amd64", "os": "linux",
         "config": {"Env": [f"PATH={DEFAULT_PATH}", *env]},
@@ -99,6 +98,19 @@ def write_image(layout: Path, tag, layers, entrypoint=(), cmd=(), env=(), workdi
 
 def _ref_name(descriptor):
     return descriptor.get("annotations", {}).get("org.opencontainers.image.ref.name")
+
+
+def _compressed_blob(layout: Path, raw):
+    """Gzip a layer into the layout, reusing the blob made from the same tar before."""
+    known_file = layout / "compressed-layers.json"  # diff_id -> blob descriptor
+    known = json.loads(known_file.read_text()) if known_file.exists() else {}
+    desc = known.get(_digest(raw))
+    if desc and (layout / "blobs" / "sha256" / desc["digest"].split(":")[1]).exists():
+        return desc
+    desc = _write_blob(layout, gzip.compress(raw, compresslevel=6, mtime=0))
+    known[_digest(raw)] = desc
+    known_file.write_text(json.dumps(known, indent=1))
+    return desc
 
 
 def _canonical(obj):
