@@ -127,7 +127,7 @@ class Pod(object):
 @pytest.fixture
 def pod(tmp_path):
     if not shutil.which("busybox"):
-        raise RuntimeError("busybox is needed to run the pull script as the ORAS image does (apt-get install busybox)")
+        raise RuntimeError("busybox is needed to run the pull script as the ORAS image does (apt-get install busybox-static)")
     return Pod(tmp_path)
 
 
