@@ -55,7 +55,7 @@ def test_gateway_httproute_and_inferencepool_are_accepted(kube, namespace):
 
 
 def test_invalid_inferencepool_is_rejected(kube, namespace):
-    _, _, pool, _ = _objects(namespace)
+    pool = _objects(namespace)[2]
     del pool["spec"]["endpointPickerRef"]
     proc = kube.run("apply", "-n", namespace, "-f", "-", input_text=json.dumps(pool), check=False)
     assert proc.returncode != 0
