@@ -118,6 +118,24 @@ def delete(client, resource, name, namespace=None, check_mode=False, timeout=180
     return True
 
 
+def _ensure(client, resource, wanted, conflicts, check_mode, what, kinds):
+    """Create ``wanted`` when it is missing and return "created"; an existing one that matches is "present".
+
+    One that does not match (``conflicts(wanted, live)`` lists how) is an error: ``what`` names it
+    ("<slug>: claim <ns>/<name>"), ``kinds`` says what is never changed ("Claims").
+    """
+    meta = wanted["metadata"]
+    live = _get(client, resource, meta["name"], meta.get("namespace"))
+    problems = conflicts(wanted, live)
+    if problems:
+        raise PullApiError("%s exists but %s. %s are never changed: delete it (playbooks/recover.yml) to have it "
+                           "recreated" % (what, "; ".join(problems), kinds))
+    if live is not None:
+        return "present"
+    _create(client, resource, wanted, check_mode)
+    return "created"
+
+
 def apply_storage(client, record, digest, expected_size=0, check_mode=False, replace_failed=True,
                   hostpath_storage_class="", job_options=None):
     """Create what is missing for ``record``; return (changed, actions, manifests)."""
@@ -131,32 +149,12 @@ def apply_storage(client, record, digest, expected_size=0, check_mode=False, rep
     wanted_pvc = pull_job.pvc_manifest(record, hostpath_storage_class)
     wanted_job = pull_job.job_manifest(record, digest, expected_size=expected_size, **job_options)
     actions = {}
-    changed = False
     if wanted_pv:
-        live = _get(client, pv_res, storage["pv"])
-        problems = pull_job.pv_conflicts(wanted_pv, live)
-        if problems:
-            raise PullApiError("%s: PersistentVolume %s exists but %s. PVs are never changed: delete it "
-                               "(playbooks/recover.yml) to have it recreated" % (record["slug"], storage["pv"],
-                                                                                 "; ".join(problems)))
-        if live is None:
-            _create(client, pv_res, wanted_pv, check_mode)
-            actions["pv"] = "created"
-            changed = True
-        else:
-            actions["pv"] = "present"
-    live = _get(client, pvc_res, storage["pvc"], namespace)
-    problems = pull_job.pvc_conflicts(wanted_pvc, live)
-    if problems:
-        raise PullApiError("%s: claim %s/%s exists but %s. Claims are never changed: delete it "
-                           "(playbooks/recover.yml) to have it recreated" % (record["slug"], namespace, storage["pvc"],
-                                                                             "; ".join(problems)))
-    if live is None:
-        _create(client, pvc_res, wanted_pvc, check_mode)
-        actions["pvc"] = "created"
-        changed = True
-    else:
-        actions["pvc"] = "present"
+        actions["pv"] = _ensure(client, pv_res, wanted_pv, pull_job.pv_conflicts, check_mode,
+                                "%s: PersistentVolume %s" % (record["slug"], storage["pv"]), "PVs")
+    actions["pvc"] = _ensure(client, pvc_res, wanted_pvc, pull_job.pvc_conflicts, check_mode,
+                             "%s: claim %s/%s" % (record["slug"], namespace, storage["pvc"]), "Claims")
+    changed = "created" in actions.values()
     live_job = _get(client, job_res, storage["pull_job"], namespace)
     action, why = pull_job.job_action(live_job, wanted_job, replace_failed)
     if action == "replace":
