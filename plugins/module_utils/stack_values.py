@@ -16,7 +16,18 @@ The merge rule (the seed's "file + programmatic", made explicit):
   the ``harbor-creds`` pull secret, and ``HF_HUB_OFFLINE=1`` in every container's env
   (llm-d-modelservice never sets it, and a read-only cache breaks the server without it).
 
-Pure functions: the serving_stack role renders them through a module or filter.
+The other two releases and the plain objects around them (``stack_spec``):
+
+- llm-d-infra: the site's ``serving_stack_infra_values`` under the programmatic side, which owns
+  ``gateway.fullnameOverride`` (the plan's Gateway name), ``gateway.gatewayClassName``,
+  ``gateway.service.type`` and ``gateway.destinationRule`` (one-way TLS to the EPP).
+- GAIE inferencepool: ``gaie-<slug>/values.yaml`` under ``provider.name`` and
+  ``provider.istio.destinationRule`` (host = the EPP Service, the connection pool).
+- Objects: the ExternalName Service ``llmd-gateway-<slug>``, the ConfigMap
+  ``gateway-defaults-<slug>`` (the gateway pod's nodeAffinity), then either the HTTPRoute
+  ``llm-d-<slug>`` (generative) or the Service ``ms-<slug>-embeddings`` on 8200 (embedder).
+
+Pure functions: the serving_stack role calls them through the ``stack_spec`` filter.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -24,6 +35,11 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
+import json
+
+from ansible.module_utils.six import string_types
+
+from ansible_collections.ai_platform.serving.plugins.module_utils import naming, pull_job
 
 MODEL_ROLES = ("decode", "prefill")
 OFFLINE_ENV = {"name": "HF_HUB_OFFLINE", "value": "1"}
@@ -129,3 +145,196 @@ def images_off_registry(values, registry_host):
     """The images of ``values`` that are not pulled from ``registry_host`` (air-gap check)."""
     prefix = registry_host.rstrip("/") + "/"
     return [(where, image) for where, image in image_references(values) if not image.startswith(prefix)]
+
+
+# ---------------------------------------------------------------------------------------------
+# llm-d-infra, GAIE, the plain objects and the air-gap check
+
+MODELSERVICE_CHART = "llm-d-modelservice"
+LABEL_MODEL = "ai-platform.serving/model"
+MANAGED_BY = {"app.kubernetes.io/managed-by": "ai_platform.serving"}
+# model_storage writes it on the claim once the pull is verified.
+PULLED_DIGEST_ANNOTATION = pull_job.ANNOTATION_DIGEST
+INFERENCE_POOL_GROUP = "inference.networking.k8s.io"
+
+DEFAULT_SETTINGS = {
+    # llm-d-infra / Istio
+    "gateway_class": "istio",
+    "gateway_service_type": "ClusterIP",
+    "gateway_listener": "",
+    "infra_values": {},
+    # GAIE provider (gke | istio | none) and the DestinationRule connection pool
+    "gaie_provider": "istio",
+    "connection_pool": {},
+    "cluster_domain": "cluster.local",
+    "embeddings_port": 8200,
+    # air gap: images must come from the registry host or a node-mirrored registry
+    "air_gapped": False,
+    "registry_host": "",
+    "mirrored_registries": [],
+}
+
+
+def _settings(settings):
+    merged = dict(DEFAULT_SETTINGS)
+    merged.update(dict((k, v) for k, v in (settings or {}).items() if v is not None))
+    return merged
+
+
+def _service_fqdn(name, namespace, domain):
+    return "%s.%s.svc.%s" % (name, namespace, domain)
+
+
+def epp_service_name(record):
+    """GAIE v1.2.0 names its endpoint-picker Service ``<release>-epp``."""
+    return "%s-epp" % record["names"]["gaie_release"]
+
+
+def modelservice_fullname(release, values):
+    """llm-d-modelservice's fullname (the ``llm-d.ai/model`` pod label): override, else derived."""
+    values = values or {}
+    if values.get("fullnameOverride"):
+        name = str(values["fullnameOverride"])
+    else:
+        chart = values.get("nameOverride") or MODELSERVICE_CHART
+        name = release if chart in release else "%s-%s" % (release, chart)
+    return name[:55].rstrip("-")
+
+
+def infra_values(record, settings=None):
+    """The llm-d-infra values of one record: the site's values under the programmatic ones."""
+    cfg = _settings(settings)
+    names = record["names"]
+    programmatic = {
+        "gateway": {
+            "fullnameOverride": names["gateway"],
+            "gatewayClassName": cfg["gateway_class"],
+            "service": {"type": cfg["gateway_service_type"]},
+            "destinationRule": {
+                "enabled": True,
+                "host": _service_fqdn(epp_service_name(record), names["namespace"], cfg["cluster_domain"]),
+                "trafficPolicy": {"tls": {"mode": "SIMPLE", "insecureSkipVerify": True}},
+            },
+        },
+    }
+    return merge_values(cfg["infra_values"] or {}, programmatic)
+
+
+def gaie_values(record, file_values, settings=None):
+    """``gaie-<slug>/values.yaml`` merged with the provider and its DestinationRule."""
+    cfg = _settings(settings)
+    names = record["names"]
+    provider = {"name": cfg["gaie_provider"]}
+    if cfg["gaie_provider"] == "istio":
+        rule = {"host": _service_fqdn(epp_service_name(record), names["namespace"], cfg["cluster_domain"])}
+        if cfg["connection_pool"]:
+            rule["trafficPolicy"] = {"connectionPool": cfg["connection_pool"]}
+        provider["istio"] = {"destinationRule": rule}
+    return merge_values(file_values or {}, {"provider": provider})
+
+
+def _labels(record, extra=None):
+    labels = dict(MANAGED_BY)
+    labels[LABEL_MODEL] = record["slug"]
+    labels.update(extra or {})
+    return labels
+
+
+def _meta(record, name):
+    return {"name": name, "namespace": record["names"]["namespace"], "labels": _labels(record)}
+
+
+def gateway_service(record, settings=None):
+    """ExternalName Service ``llmd-gateway-<slug>``: Istio's Service of the Gateway, by FQDN."""
+    cfg = _settings(settings)
+    names = record["names"]
+    target = "%s-%s" % (names["gateway"], cfg["gateway_class"])
+    return {"apiVersion": "v1", "kind": "Service", "metadata": _meta(record, names["gateway_service"]),
+            "spec": {"type": "ExternalName",
+                     "externalName": _service_fqdn(target, names["namespace"], cfg["cluster_domain"])}}
+
+
+def gateway_defaults(record):
+    """ConfigMap ``gateway-defaults-<slug>``: the gateway Deployment overlay with the nodeAffinity."""
+    overlay = {"spec": {"template": {"spec": {"affinity": record["affinity"]}}}} if record.get("affinity") else {}
+    tolerations = record.get("tolerations") or []
+    if tolerations:
+        overlay.setdefault("spec", {}).setdefault("template", {}).setdefault("spec", {})["tolerations"] = tolerations
+    # The overlay is YAML; JSON is YAML, and json needs no extra dependency on the target.
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": _meta(record, record["names"]["gateway_defaults"]),
+            "data": {"deployment": json.dumps(overlay, sort_keys=True, indent=2)}}
+
+
+def httproute(record, settings=None):
+    """HTTPRoute ``llm-d-<slug>``: the Gateway's listener, all paths, to the InferencePool."""
+    cfg = _settings(settings)
+    names = record["names"]
+    parent = {"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": names["gateway"]}
+    if cfg["gateway_listener"]:
+        parent["sectionName"] = cfg["gateway_listener"]
+    return {"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
+            "metadata": _meta(record, names["httproute"]),
+            "spec": {"parentRefs": [parent],
+                     "rules": [{"matches": [{"path": {"type": "PathPrefix", "value": "/"}}],
+                                "backendRefs": [{"group": INFERENCE_POOL_GROUP, "kind": "InferencePool",
+                                                 "name": names["gaie_release"]}]}]}}
+
+
+def embeddings_service(record, ms_values, settings=None):
+    """ClusterIP Service ``ms-<slug>-embeddings``: straight to the decode pods on 8200."""
+    cfg = _settings(settings)
+    names = record["names"]
+    selector = {"llm-d.ai/inferenceServing": "true", "llm-d.ai/role": "decode",
+                "llm-d.ai/model": modelservice_fullname(names["ms_release"], ms_values)}
+    port = int(cfg["embeddings_port"])
+    return {"apiVersion": "v1", "kind": "Service", "metadata": _meta(record, names["embeddings_service"]),
+            "spec": {"type": "ClusterIP", "selector": selector,
+                     "ports": [{"name": "http", "port": port, "targetPort": port, "protocol": "TCP"}]}}
+
+
+def _registry_allowed(image, allowed):
+    return any(image.startswith(host.rstrip("/") + "/") for host in allowed if host)
+
+
+def air_gap_problems(record, releases, settings=None):
+    """Problems with images a node without internet cannot pull (on-prem only)."""
+    cfg = _settings(settings)
+    if not cfg["air_gapped"]:
+        return []
+    allowed = [cfg["registry_host"]] + list(cfg["mirrored_registries"] or [])
+    problems = []
+    for chart, values in releases:
+        for where, image in image_references(values):
+            if not _registry_allowed(image, allowed):
+                problems.append("%s: %s values %s = %s is not in %s. Fix: mirror it there (harbor_upload) and "
+                                "use that reference in the values file." % (record["name"], chart, where, image,
+                                                                            " or ".join(h for h in allowed if h)))
+    ms = dict(releases).get("modelservice") or {}
+    proxy = (ms.get("routing") or {}).get("proxy") or {}
+    if proxy.get("enabled", True) is not False and not isinstance(proxy.get("image"), string_types):
+        problems.append("%s: modelservice values routing.proxy.image is unset, so the chart would pull its "
+                        "internet default (:latest, Always). Fix: set it to the Harbor mirror, pinned." % record["name"])
+    return problems
+
+
+def stack_spec(record, gaie_file, ms_file, settings=None):
+    """Everything serving_stack applies for one plan record, computed before anything changes."""
+    gaie = gaie_values(record, gaie_file, settings)
+    ms = modelservice_values(record, ms_file)
+    infra = infra_values(record, settings)
+    if record.get("embedder"):
+        routing = embeddings_service(record, ms, settings)
+        stale = ("gateway.networking.k8s.io/v1", "HTTPRoute", naming.httproute_name(record["slug"]))
+    else:
+        routing = httproute(record, settings)
+        stale = ("v1", "Service", naming.embeddings_service_name(record["slug"]))
+    releases = [("infra", infra), ("gaie", gaie), ("modelservice", ms)]
+    return {
+        "slug": record["slug"],
+        "values": dict(releases),
+        "objects": [gateway_service(record, settings), gateway_defaults(record)],
+        "routing": routing,
+        # the other branch's object, removed if a model changed category
+        "stale": {"apiVersion": stale[0], "kind": stale[1], "name": stale[2], "namespace": record["names"]["namespace"]},
+        "problems": air_gap_problems(record, releases, settings),
+    }

@@ -1,0 +1,76 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""Filters of the serving stack; docs in the <filter>.yml files beside this one."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+from ansible.module_utils.common.text.converters import to_native
+
+from ansible_collections.ai_platform.serving.plugins.module_utils import pull_secret, stack_values
+
+
+def _record(record, filter_name):
+    if not isinstance(record, dict) or not isinstance(record.get("names"), dict) or "slug" not in record:
+        raise AnsibleFilterError("%s: expects an ai_platform.serving.model_plan record" % filter_name)
+    return record
+
+
+def stack_spec(record, gaie_values=None, ms_values=None, settings=None):
+    """The values of the three releases and the objects of one plan record."""
+    _record(record, "stack_spec")
+    for label, values in (("gaie_values", gaie_values), ("ms_values", ms_values), ("settings", settings)):
+        if values is not None and not isinstance(values, dict):
+            raise AnsibleFilterError("stack_spec: %s of %s must be a mapping, got %s"
+                                     % (label, record.get("name"), type(values).__name__))
+    try:
+        return stack_values.stack_spec(record, gaie_values or {}, ms_values or {}, settings or {})
+    except (KeyError, TypeError, ValueError) as exc:
+        raise AnsibleFilterError("stack_spec: %s: %s" % (record.get("name"), to_native(exc)))
+
+
+def harbor_pull_secret(record, host, username, password):
+    """The record's harbor-creds Secret definition (kubernetes.io/dockerconfigjson)."""
+    _record(record, "harbor_pull_secret")
+    name = record["names"].get("harbor_pull_secret")
+    if not name:
+        raise AnsibleFilterError("harbor_pull_secret: %s has no pull secret (no Harbor token set)" % record.get("name"))
+    if not host or not username:
+        raise AnsibleFilterError("harbor_pull_secret: %s: Harbor host and user must be set" % record.get("name"))
+    return pull_secret.pull_secret(name, record["names"]["namespace"], host, username, password)
+
+
+def unpulled_models(claim_results):
+    """Names of the models whose claim (a k8s_info result per record) carries no pulled digest."""
+    names = []
+    for result in claim_results or []:
+        record = result.get("item") or {}
+        claims = result.get("resources") or []
+        annotations = ((claims[0].get("metadata") or {}).get("annotations") or {}) if claims else {}
+        if not annotations.get(stack_values.PULLED_DIGEST_ANNOTATION):
+            names.append(record.get("name") or record.get("slug") or "?")
+    return names
+
+
+def helm_failure(result, chart_key, chart=None):
+    """One line naming the model, the chart and the Helm error of a failed kubernetes.core.helm result."""
+    record = result.get("item") or {}
+    chart = chart or {}
+    error = (result.get("stderr") or result.get("msg") or "no error text").strip()
+    return "%s: chart %s (%s %s) failed in namespace %s: %s" % (
+        record.get("name") or record.get("slug") or "?", chart_key, chart.get("ref", "?"),
+        chart.get("version") or "", record.get("namespace", "?"), error)
+
+
+class FilterModule(object):
+    def filters(self):
+        return {
+            "stack_spec": stack_spec,
+            "harbor_pull_secret": harbor_pull_secret,
+            "unpulled_models": unpulled_models,
+            "helm_failure": helm_failure,
+        }
