@@ -206,7 +206,8 @@ class _Conversion(object):
             if name == TOKEN_KEY:
                 self._token(value)
                 continue
-            if _contains_secure(value):
+            # Inside models, each model reports its own secrets.
+            if _is_secure(value) if name == "models" else _contains_secure(value):
                 self.error(_key(name), "a Pulumi secret (secure:), which Ansible cannot decrypt",
                            "read it with `pulumi config get --stack <stack> %s`, put the value in clear in a copy "
                            "of the stack file and run again (or set %s by hand, in Ansible Vault if secret)"
