@@ -13,10 +13,12 @@ import tempfile
 import time
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import hf_cache, oci_artifact, registry
+from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import registry_auth_argspec
 
 
 def argspec():
-    return dict(
+    return registry_auth_argspec(
+        "registry_",
         repo_id=dict(type="str", required=True),
         revision=dict(type="str", required=True),
         source=dict(type="str", default="hf", choices=["hf", "local_cache", "local_dir"]),
@@ -29,9 +31,6 @@ def argspec():
         hf_token=dict(type="str", no_log=True),
         hf_token_origin=dict(type="str", default="https://huggingface.co", no_log=False),
         reference=dict(type="str", required=True),
-        registry_username=dict(type="str"),
-        registry_password=dict(type="str", no_log=True),
-        ca_file=dict(type="path"),
         plain_http=dict(type="bool", default=False),
         insecure=dict(type="bool", default=False),
         oras_path=dict(type="path", default="oras"),

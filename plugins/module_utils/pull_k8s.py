@@ -6,7 +6,8 @@
 ``PullApi`` gives pull_wait.PullWaiter what it reads (the Job, its pods, a
 bounded watch, the pod log). ``apply_storage`` creates the PV, the claim and
 the pull Job of one plan record, replacing the Job when its spec changed
-(Jobs are immutable) and never changing an existing PV or claim.
+(Jobs are immutable) and never changing an existing PV or claim. ``run_module``
+is the main() of the modules that work on the cluster.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -15,7 +16,12 @@ __metaclass__ = type
 
 import time
 
+from ansible.module_utils.basic import AnsibleModule
+
 from ansible_collections.ai_platform.serving.plugins.module_utils import pull_job
+from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
+from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
+from ansible_collections.kubernetes.core.plugins.module_utils.k8s.exceptions import CoreException
 
 try:
     from kubernetes.client.rest import ApiException
@@ -26,6 +32,24 @@ except ImportError:  # handled by AnsibleK8SModule's requirement check
 
 class PullApiError(Exception):
     """An API call failed; the message names the object."""
+
+
+def run_module(argument_spec, execute, errors=(), before_client=None):
+    """Build the module (check mode supported), get kubernetes.core's cached client, ``execute(module, client)``.
+
+    ``before_client(module)`` runs first and may exit without a client (argument checks, check mode
+    that reads nothing). An exception of ``errors`` fails with its message, a CoreException as
+    kubernetes.core fails with one.
+    """
+    module = AnsibleK8SModule(module_class=AnsibleModule, argument_spec=argument_spec, supports_check_mode=True)
+    if before_client is not None:
+        before_client(module)
+    try:
+        execute(module, get_api_client(module))
+    except errors as exc:
+        module.fail_json(msg=str(exc))
+    except CoreException as exc:
+        module.fail_from_exception(exc)
 
 
 def _dict(instance):

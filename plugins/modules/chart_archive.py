@@ -17,6 +17,10 @@ description:
     C(<name>-<version>.tgz) is already there.
   - With O(state=pushed) runs C(helm push) of O(archive) to C(oci://<repository>), unless
     C(<repository>/<name>:<version>) already holds the same chart tarball (compared by digest).
+  - O(username), O(password) and O(ca_file) are for the registry of O(repository) (O(state=pushed)) or of an
+    C(oci://) O(chart) (O(state=saved)).
+extends_documentation_fragment:
+  - ai_platform.serving.registry_auth
 options:
   state:
     description: V(saved) downloads the chart, V(pushed) uploads it.
@@ -49,15 +53,6 @@ options:
   repository:
     description: OCI repository to push to, without scheme, e.g. C(harbor.example.com/charts).
     type: str
-  username:
-    description: Registry user.
-    type: str
-  password:
-    description: Registry password or robot token.
-    type: str
-  ca_file:
-    description: CA certificate of the registry.
-    type: path
   plain_http:
     description: Push over plain HTTP.
     type: bool
@@ -124,10 +119,11 @@ reference:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import oci_archive, registry
+from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import registry_auth_argspec
 
 
 def argspec():
-    return dict(
+    return registry_auth_argspec(
         state=dict(type="str", required=True, choices=["saved", "pushed"]),
         name=dict(type="str", required=True),
         version=dict(type="str", required=True),
@@ -137,9 +133,6 @@ def argspec():
         digest=dict(type="str"),
         archive=dict(type="path"),
         repository=dict(type="str"),
-        username=dict(type="str"),
-        password=dict(type="str", no_log=True),
-        ca_file=dict(type="path"),
         plain_http=dict(type="bool", default=False),
         force=dict(type="bool", default=False),
         helm_path=dict(type="path", default="helm"),

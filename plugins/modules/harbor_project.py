@@ -16,6 +16,8 @@ description:
   - Asks Harbor (C(HEAD /api/v2.0/projects?project_name=...)) whether each project exists and creates the
     missing ones (C(POST /api/v2.0/projects)).
   - Only tested against recorded requests; Harbor cannot run on the project's machines.
+extends_documentation_fragment:
+  - ai_platform.serving.registry_auth
 options:
   url:
     description: Harbor base URL, e.g. C(https://harbor.example.com).
@@ -23,11 +25,9 @@ options:
     required: true
   username:
     description: Harbor user allowed to create projects.
-    type: str
     required: true
   password:
     description: Its password or token.
-    type: str
     required: true
   projects:
     description: Project names.
@@ -41,9 +41,6 @@ options:
   storage_limit:
     description: Quota in bytes for new projects (-1 unlimited; Harbor's default when omitted).
     type: int
-  ca_file:
-    description: CA certificate of Harbor.
-    type: path
   validate_certs:
     description: Verify Harbor's TLS certificate.
     type: bool
@@ -73,23 +70,25 @@ created:
   returned: always
   type: list
   elements: str
+  sample: [ai-models, charts]
 """
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import registry_auth_argspec
 from ansible_collections.ai_platform.serving.plugins.module_utils.harbor_api import Harbor, HarborError, open_url_transport
 
 
 def argspec():
-    return dict(
+    """The registry options of ai_platform.serving.registry_auth, with user and password required."""
+    return registry_auth_argspec(
         url=dict(type="str", required=True),
-        username=dict(type="str", required=True),
-        password=dict(type="str", required=True, no_log=True),
         projects=dict(type="list", elements="str", required=True),
         public=dict(type="bool", default=False),
         storage_limit=dict(type="int"),
-        ca_file=dict(type="path"),
         validate_certs=dict(type="bool", default=True),
+        username=dict(type="str", required=True),
+        password=dict(type="str", required=True, no_log=True),
     )
 
 

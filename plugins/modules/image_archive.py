@@ -17,7 +17,10 @@ description:
     archive already holds the pinned O(digest) (or, without a pin, exists).
   - With O(state=pushed) (air-gapped side) uploads O(archive) to O(destination) with digests preserved, unless the
     destination already has the archive's manifest digest.
-  - Credentials go to a private temporary auth file, never to a command line.
+  - O(username), O(password) and O(ca_file) are for the registry of O(destination) (O(state=pushed)) or of
+    O(image) (O(state=saved)). Credentials go to a private temporary auth file, never to a command line.
+extends_documentation_fragment:
+  - ai_platform.serving.registry_auth
 options:
   state:
     description: V(saved) downloads into the archive, V(pushed) uploads the archive.
@@ -39,15 +42,6 @@ options:
   destination:
     description: Target reference (O(state=pushed)), e.g. C(harbor.example.com/images-infra/oras-project/oras:v1.3.1).
     type: str
-  username:
-    description: User for the registry of O(destination) (O(state=pushed)) or O(image) (O(state=saved)).
-    type: str
-  password:
-    description: Password or robot token for that registry.
-    type: str
-  ca_file:
-    description: CA certificate that signed that registry's certificate.
-    type: path
   tls_verify:
     description: Verify the registry's TLS certificate.
     type: bool
@@ -111,18 +105,16 @@ previous_digest:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import oci_archive, registry
+from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import registry_auth_argspec
 
 
 def argspec():
-    return dict(
+    return registry_auth_argspec(
         state=dict(type="str", required=True, choices=["saved", "pushed"]),
         image=dict(type="str"),
         digest=dict(type="str"),
         archive=dict(type="path", required=True),
         destination=dict(type="str"),
-        username=dict(type="str"),
-        password=dict(type="str", no_log=True),
-        ca_file=dict(type="path"),
         tls_verify=dict(type="bool", default=True),
         all_platforms=dict(type="bool", default=False),
         force=dict(type="bool", default=False),

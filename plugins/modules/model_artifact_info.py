@@ -20,6 +20,9 @@ description:
     without contacting the registry (a controller that cannot reach Harbor).
   - With O(storage_bytes), reports whether a claim of that size holds the artifact plus O(headroom_percent)
     (RV(fits), RV(problem)); the model_storage role fails before creating anything when one does not.
+extends_documentation_fragment:
+  - ai_platform.serving.registry_auth
+  - ai_platform.serving.read_only
 options:
   reference:
     description: Artifact reference, C(host/project/name:tag) or C(host/project/name@sha256:...).
@@ -29,15 +32,6 @@ options:
     description: C(host[:port]) to connect to instead of the reference's host (e.g. Harbor's external name
       when the reference uses the in-cluster one). The digest and the pinned reference keep the reference's host.
     type: str
-  username:
-    description: Registry user (the Harbor robot account).
-    type: str
-  password:
-    description: Its token.
-    type: str
-  ca_file:
-    description: CA certificate of the registry.
-    type: path
   validate_certs:
     description: Verify the registry's TLS certificate.
     type: bool
@@ -62,13 +56,6 @@ options:
   slug:
     description: Model slug, for the message.
     type: str
-attributes:
-  check_mode:
-    support: full
-    description: Only reads.
-  diff_mode:
-    support: none
-    description: Nothing changes.
 """
 
 EXAMPLES = r"""
@@ -128,6 +115,7 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import pull_artifact, pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import registry_auth_argspec
 from ansible_collections.ai_platform.serving.plugins.module_utils.model_source import parse_oci_reference
 
 try:
@@ -137,12 +125,9 @@ except ImportError:  # only needed with lock_file
 
 
 def argspec():
-    return dict(
+    return registry_auth_argspec(
         reference=dict(type="str", required=True),
         registry_endpoint=dict(type="str"),
-        username=dict(type="str"),
-        password=dict(type="str", no_log=True),
-        ca_file=dict(type="path"),
         validate_certs=dict(type="bool", default=True),
         timeout=dict(type="int", default=30),
         lock_file=dict(type="path"),

@@ -17,6 +17,9 @@ description:
     model's namespace and fails when it is missing, not Bound, or single-node (ReadWriteOnce, ReadWriteOncePod)
     while more than one serving replica is planned.
   - Creates, changes and deletes nothing, and never falls back to another claim.
+extends_documentation_fragment:
+  - kubernetes.core.k8s_auth_options
+  - ai_platform.serving.read_only
 options:
   record:
     description: One plan record with C(storage.mode=claim).
@@ -30,17 +33,8 @@ options:
   values_file:
     description: The model's C(ms-<slug>/values.yaml) (the record's C(values_files.ms)).
     type: path
-extends_documentation_fragment:
-  - kubernetes.core.k8s_auth_options
 requirements:
   - kubernetes >= 24.2.0
-attributes:
-  check_mode:
-    support: full
-    description: Only reads.
-  diff_mode:
-    support: none
-    description: Nothing changes.
 """
 
 EXAMPLES = r"""
@@ -79,16 +73,11 @@ problems:
   elements: str
 """
 
-import copy
 import os
 
-from ansible.module_utils.basic import AnsibleModule
-
 from ansible_collections.ai_platform.serving.plugins.module_utils import pull_job
-from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
-from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
-from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
-from ansible_collections.kubernetes.core.plugins.module_utils.k8s.exceptions import CoreException
+from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
+from ansible_collections.ai_platform.serving.plugins.module_utils.pull_k8s import run_module
 
 try:
     import yaml
@@ -102,9 +91,8 @@ except ImportError:  # handled by AnsibleK8SModule
 
 
 def argspec():
-    args = copy.deepcopy(AUTH_ARG_SPEC)
-    args.update(record=dict(type="dict", required=True), replicas=dict(type="int"), values_file=dict(type="path"))
-    return args
+    return k8s_auth_argspec(record=dict(type="dict", required=True), replicas=dict(type="int"),
+                            values_file=dict(type="path"))
 
 
 def planned_replicas(params):
@@ -117,22 +105,22 @@ def planned_replicas(params):
     return 1
 
 
-def main():
-    module = AnsibleK8SModule(module_class=AnsibleModule, argument_spec=argspec(), supports_check_mode=True)
+def require_claim_storage(module):
     record = module.params["record"]
     storage = record.get("storage") or {}
     if storage.get("mode") != "claim":
         module.fail_json(msg="%s: storage mode is %r, not claim" % (record.get("slug"), storage.get("mode")))
+
+
+def execute_module(module, client):
+    record = module.params["record"]
+    storage = record["storage"]
     namespace = storage.get("namespace") or record.get("namespace")
     try:
-        client = get_api_client(module)
-        try:
-            pvc = client.get(client.resource("PersistentVolumeClaim", "v1"), name=storage["claim"],
-                             namespace=namespace).to_dict()
-        except NotFoundError:
-            pvc = None
-    except CoreException as exc:
-        module.fail_from_exception(exc)
+        pvc = client.get(client.resource("PersistentVolumeClaim", "v1"), name=storage["claim"],
+                         namespace=namespace).to_dict()
+    except NotFoundError:
+        pvc = None
     replicas = planned_replicas(module.params)
     problems = pull_job.claim_problems(record, pvc, replicas)
     if problems:
@@ -141,6 +129,10 @@ def main():
     module.exit_json(changed=False, claim=storage["claim"], replicas=replicas, phase=status.get("phase"),
                      access_modes=status.get("accessModes") or [],
                      capacity=(status.get("capacity") or {}).get("storage"))
+
+
+def main():
+    run_module(argspec(), execute_module, before_client=require_claim_storage)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,8 @@ description:
     one is created. A Job deleted by its TTL is simply created again and finishes at once from the marker.
   - Does not wait; M(ai_platform.serving.model_pull_wait) does, so the Jobs of many models run in parallel.
   - O(state=absent) deletes the Job, the claim and the PV (the seed's failure recovery).
+extends_documentation_fragment:
+  - kubernetes.core.k8s_auth_options
 options:
   record:
     description: One plan record (an element of the C(aips_plan) fact).
@@ -73,8 +75,6 @@ options:
     type: str
     default: IfNotPresent
     choices: [Always, IfNotPresent, Never]
-extends_documentation_fragment:
-  - kubernetes.core.k8s_auth_options
 requirements:
   - kubernetes >= 24.2.0
 attributes:
@@ -116,25 +116,18 @@ removed:
   elements: str
 """
 
-import copy
-
-from ansible.module_utils.basic import AnsibleModule
-
 from ansible_collections.ai_platform.serving.plugins.module_utils import pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
 from ansible_collections.ai_platform.serving.plugins.module_utils.pull_k8s import (
     PullApiError,
     apply_storage,
     remove_storage,
+    run_module,
 )
-from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
-from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
-from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
-from ansible_collections.kubernetes.core.plugins.module_utils.k8s.exceptions import CoreException
 
 
 def argspec():
-    args = copy.deepcopy(AUTH_ARG_SPEC)
-    args.update(
+    return k8s_auth_argspec(
         record=dict(type="dict", required=True),
         digest=dict(type="str"),
         expected_size=dict(type="int", default=0),
@@ -148,7 +141,6 @@ def argspec():
         follow_model_affinity=dict(type="bool", default=True),
         image_pull_policy=dict(type="str", default="IfNotPresent", choices=["Always", "IfNotPresent", "Never"]),
     )
-    return args
 
 
 def execute_module(module, client):
@@ -170,14 +162,7 @@ def execute_module(module, client):
 
 
 def main():
-    module = AnsibleK8SModule(module_class=AnsibleModule, argument_spec=argspec(), supports_check_mode=True)
-    try:
-        client = get_api_client(module)
-        execute_module(module, client)
-    except (pull_job.StorageError, PullApiError) as exc:
-        module.fail_json(msg=str(exc))
-    except CoreException as exc:
-        module.fail_from_exception(exc)
+    run_module(argspec(), execute_module, errors=(pull_job.StorageError, PullApiError))
 
 
 if __name__ == "__main__":

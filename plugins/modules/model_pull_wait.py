@@ -22,6 +22,8 @@ description:
   - Fails when the pod is stuck for O(stuck_grace) seconds on an error that waiting does not heal
     (image pull errors, a missing secret).
   - Times out with the last observed state of the Job and its pod.
+extends_documentation_fragment:
+  - kubernetes.core.k8s_auth_options
 options:
   name:
     description: Name of the pull Job, the plan record's C(storage.pull_job).
@@ -56,8 +58,6 @@ options:
   pv:
     description: Model PV name (on-prem), used in the recovery steps.
     type: str
-extends_documentation_fragment:
-  - kubernetes.core.k8s_auth_options
 requirements:
   - kubernetes >= 24.2.0
 attributes:
@@ -135,21 +135,13 @@ recovery:
   elements: str
 """
 
-import copy
-
-from ansible.module_utils.basic import AnsibleModule
-
 from ansible_collections.ai_platform.serving.plugins.module_utils import pull_job, pull_wait
-from ansible_collections.ai_platform.serving.plugins.module_utils.pull_k8s import PullApi
-from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
-from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
-from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
-from ansible_collections.kubernetes.core.plugins.module_utils.k8s.exceptions import CoreException
+from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
+from ansible_collections.ai_platform.serving.plugins.module_utils.pull_k8s import PullApi, run_module
 
 
 def argspec():
-    args = copy.deepcopy(AUTH_ARG_SPEC)
-    args.update(
+    return k8s_auth_argspec(
         name=dict(type="str", required=True),
         namespace=dict(type="str", required=True),
         digest=dict(type="str", required=True),
@@ -160,7 +152,6 @@ def argspec():
         pvc=dict(type="str"),
         pv=dict(type="str"),
     )
-    return args
 
 
 def describe(job, pods):
@@ -171,8 +162,9 @@ def describe(job, pods):
     return "%s; %s" % (line, pull_wait.pod_summary(pull_wait.newest_pod(pods)))
 
 
-def execute_module(module, api):
+def execute_module(module, client):
     params = module.params
+    api = PullApi(client, params["namespace"], params["name"])
     waiter = pull_wait.PullWaiter(api, params["digest"], stuck_grace=params["stuck_grace"])
     state, job, pods, elapsed = waiter.wait(params["timeout"])
     observed = describe(job, pods)
@@ -220,16 +212,14 @@ def fail(module, api, params, result, message, pods, pod=None):
     module.fail_json(msg=text, reason=message, log_tail=log_tail, recovery=steps, **result)
 
 
-def main():
-    module = AnsibleK8SModule(module_class=AnsibleModule, argument_spec=argspec(), supports_check_mode=True)
+def skip_in_check_mode(module):
     if module.check_mode:
         module.exit_json(changed=False, duration=0.0, state="skipped", observed="check mode: not waited",
                          digest=module.params["digest"])
-    try:
-        client = get_api_client(module)
-        execute_module(module, PullApi(client, module.params["namespace"], module.params["name"]))
-    except CoreException as exc:
-        module.fail_from_exception(exc)
+
+
+def main():
+    run_module(argspec(), execute_module, before_client=skip_in_check_mode)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,24 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+
+class ModuleDocFragment(object):
+    """Registry credentials and CA (module_utils.args_common.registry_auth_argspec)."""
+
+    DOCUMENTATION = r"""
+options:
+  username:
+    description: Registry user (for Harbor a robot account).
+    type: str
+  password:
+    description: Its password or robot token. Never logged.
+    type: str
+  ca_file:
+    description: CA certificate that signed the registry's certificate.
+    type: path
+"""

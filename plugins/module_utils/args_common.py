@@ -1,0 +1,39 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Argument specs several modules share, in the way of kubernetes.core's args_common.
+
+Each builder returns a fresh spec, the shared options first and then the module's own
+(``**options``, which may also override a shared one). Each shared set has one doc fragment.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+
+from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
+
+
+def k8s_auth_argspec(**options):
+    """kubernetes.core's connection options (doc fragment kubernetes.core.k8s_auth_options) and ``options``."""
+    spec = copy.deepcopy(AUTH_ARG_SPEC)
+    spec.update(options)
+    return spec
+
+
+def registry_auth_argspec(prefix="", **options):
+    """Registry user, password (never logged) and CA file, and ``options``.
+
+    Doc fragment ai_platform.serving.registry_auth documents them without ``prefix``; model_sync, which
+    also takes a Hugging Face token, names the first two ``registry_username`` and ``registry_password``
+    and documents them itself.
+    """
+    spec = {
+        prefix + "username": dict(type="str"),
+        prefix + "password": dict(type="str", no_log=True),
+        "ca_file": dict(type="path"),
+    }
+    spec.update(options)
+    return spec
