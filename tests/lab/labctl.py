@@ -109,3 +109,14 @@ def docker_config_secret(name, env):
     config = Path(env["AIPS_LAB_DOCKER_CONFIG"]).read_text()
     return {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name},
             "type": "kubernetes.io/dockerconfigjson", "stringData": {".dockerconfigjson": config}}
+
+
+def inference_pool():
+    """The InferencePool `gaie-demo` over the simulator pods (port 8000), its endpoint picker `gaie-demo-epp`."""
+    return {
+        "apiVersion": "inference.networking.k8s.io/v1", "kind": "InferencePool",
+        "metadata": {"name": "gaie-demo"},
+        "spec": {"selector": {"matchLabels": {"llm-d.ai/inferenceServing": "true"}},
+                 "targetPorts": [{"number": 8000}],
+                 "endpointPickerRef": {"name": "gaie-demo-epp", "port": {"number": 9002}}},
+    }

@@ -1,6 +1,7 @@
 """The GAIE endpoint picker image (the real EPP, built by the lab) becomes Ready against an
 InferencePool whose model server is the simulator, as the inferencepool chart deploys it."""
 
+from labctl import inference_pool
 
 # The EPP needs a plugin configuration (the chart mounts one): one scorer is enough here.
 EPP_CONFIG = """apiVersion: inference.networking.x-k8s.io/v1alpha1
@@ -51,13 +52,7 @@ def test_epp_becomes_ready_for_an_inferencepool(kube, namespace, versions):
             "args": ["--model", "org/tiny-model", "--port", "8000"],
         }]},
     }
-    pool = {
-        "apiVersion": "inference.networking.k8s.io/v1", "kind": "InferencePool",
-        "metadata": {"name": "gaie-demo"},
-        "spec": {"selector": {"matchLabels": {"llm-d.ai/inferenceServing": "true"}},
-                 "targetPorts": [{"number": 8000}],
-                 "endpointPickerRef": {"name": "gaie-demo-epp", "port": {"number": 9002}}},
-    }
+    pool = inference_pool()
     epp = {
         "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "gaie-demo-epp"},
         "spec": {"serviceAccountName": "epp", "containers": [{

@@ -7,6 +7,8 @@ programmed, so its status never reports Programmed=True.
 import json
 import time
 
+from labctl import inference_pool
+
 
 def _objects(namespace):
     gateway_class = {
@@ -20,13 +22,7 @@ def _objects(namespace):
         "spec": {"gatewayClassName": f"{namespace}-class",
                  "listeners": [{"name": "http", "port": 80, "protocol": "HTTP"}]},
     }
-    pool = {
-        "apiVersion": "inference.networking.k8s.io/v1", "kind": "InferencePool",
-        "metadata": {"name": "gaie-demo"},
-        "spec": {"selector": {"matchLabels": {"llm-d.ai/inferenceServing": "true"}},
-                 "targetPorts": [{"number": 8000}],
-                 "endpointPickerRef": {"name": "gaie-demo-epp", "port": {"number": 9002}}},
-    }
+    pool = inference_pool()
     route = {
         "apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
         "metadata": {"name": "llm-d-demo"},
@@ -55,7 +51,7 @@ def test_gateway_httproute_and_inferencepool_are_accepted(kube, namespace):
 
 
 def test_invalid_inferencepool_is_rejected(kube, namespace):
-    pool = _objects(namespace)[2]
+    pool = inference_pool()
     del pool["spec"]["endpointPickerRef"]
     proc = kube.run("apply", "-n", namespace, "-f", "-", input_text=json.dumps(pool), check=False)
     assert proc.returncode != 0
