@@ -4,7 +4,8 @@ keys, because the upstream charts cannot be fetched here. Production uses the up
 
 `helm template` checks each rule the stand-ins implement; `helm install --wait` into a fresh
 namespace checks that the lab's apiserver accepts the Gateway and the InferencePool (real CRDs) and
-that a modelservice release running the inference-sim image becomes Ready.
+that a modelservice release running the inference-sim image, and the EPP the inferencepool
+stand-in deploys with standin.deployEpp, become Ready.
 """
 
 import json
@@ -357,7 +358,10 @@ def test_charts_install_into_the_lab(kube, env, versions, standin_namespace, tmp
                                           "periodSeconds": 1}}]},
         "prefill": {"create": False},
     }
-    releases = [("infra-standin", "llm-d-infra", {}), ("gaie-standin", "inferencepool", POOL_VALUES),
+    # standin.deployEpp: the real EPP (lab-built image, minimal plugin config) runs against the pool.
+    gaie_values = dict(POOL_VALUES, standin={"deployEpp": True},
+                       inferenceExtension={"image": {"pullPolicy": "IfNotPresent"}})
+    releases = [("infra-standin", "llm-d-infra", {}), ("gaie-standin", "inferencepool", gaie_values),
                 ("ms-standin", "llm-d-modelservice", ms_values)]
     for release, chart, values in releases:
         values_file = tmp_path / f"{release}.json"
@@ -370,6 +374,7 @@ def test_charts_install_into_the_lab(kube, env, versions, standin_namespace, tmp
     pool = kube.get("inferencepool", "gaie-standin", ns)
     assert pool["spec"]["endpointPickerRef"]["name"] == "gaie-standin-epp"
     assert kube.get("service", "gaie-standin-epp", ns)["spec"]["ports"][0]["port"] == 9002
+    assert kube.get("deployment", "gaie-standin-epp", ns)["status"].get("readyReplicas") == 1
     decode = kube.get("deployment", "ms-standin-llm-d-modelservice-decode", ns)
     assert decode["status"].get("readyReplicas") == 1
     selector = ",".join(f"{k}={v}" for k, v in pool["spec"]["selector"]["matchLabels"].items())
