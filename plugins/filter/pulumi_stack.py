@@ -74,7 +74,8 @@ def from_pulumi_stack(stack, models_dir=None, stack_file=None, output=None, stri
     vault_file = ps.vault_file_for(to_text(output)) if output else None
     result["vault_variable"] = ps.VAULT_VARIABLE
     result["vault_file"] = vault_file
-    result["instructions"] = ps.vault_instructions(result["token"], vault_file or "<group_vars>/<group>/vault.yml",
+    result["shadowing_folder"] = ps.shadowing_folder(to_text(output)) if output else None
+    result["instructions"] = ps.vault_instructions(result["token"], vault_file or "<inventory>/group_vars/all/vault.yml",
                                                    ps.stack_name(to_text(stack_file)) if stack_file else None)
     result["content"] = "" if result["errors"] else render(result["group_vars"], stack_file, output and to_text(output))
     if result["errors"] and strict:

@@ -107,12 +107,25 @@ def stack_name(path):
 
 
 def vault_file_for(output):
-    """Where the Vault variable goes: ``group_vars/<group>.yml`` -> ``group_vars/<group>/vault.yml``.
+    """Where the Vault variable goes, given the output's path.
 
-    The layout of group_vars/all/vault.yml.example: a folder named like the group, beside
-    the settings file, which Ansible reads together with it.
+    ``<inventory>/group_vars/<group>.yml`` -> ``<inventory>/group_vars/all/vault.yml``: not
+    ``group_vars/<group>/vault.yml``, since Ansible reads only the folder when a group has
+    both a folder and a file (the file would be ignored). ``group_vars/<group>/<file>.yml``
+    -> ``group_vars/<group>/vault.yml``. Anything else: ``vault.yml`` beside the output.
     """
-    return os.path.join(os.path.splitext(output)[0], "vault.yml")
+    folder = os.path.dirname(output)
+    if os.path.basename(folder) == "group_vars":
+        return os.path.join(folder, "all", "vault.yml")
+    return os.path.join(folder, "vault.yml")
+
+
+def shadowing_folder(output):
+    """The group folder that would hide ``group_vars/<group>.yml`` from Ansible; None when not applicable."""
+    folder = os.path.dirname(output)
+    if os.path.basename(folder) != "group_vars":
+        return None
+    return os.path.splitext(output)[0]
 
 
 class _Conversion(object):

@@ -234,8 +234,18 @@ def test_stack_name(path, name):
     assert ps.stack_name(path) == name
 
 
-def test_vault_file_beside_the_group_file():
-    assert ps.vault_file_for("inventory/site/group_vars/serving.yml") == "inventory/site/group_vars/serving/vault.yml"
+@pytest.mark.parametrize("output, vault_file", [
+    ("inventory/site/group_vars/serving.yml", "inventory/site/group_vars/all/vault.yml"),
+    ("inventory/site/group_vars/serving/main.yml", "inventory/site/group_vars/serving/vault.yml"),
+    ("/tmp/out.yml", "/tmp/vault.yml"),
+])
+def test_vault_file_never_hides_the_output(output, vault_file):
+    assert ps.vault_file_for(output) == vault_file
+
+
+def test_shadowing_folder():
+    assert ps.shadowing_folder("inv/group_vars/serving.yml") == "inv/group_vars/serving"
+    assert ps.shadowing_folder("inv/group_vars/serving/main.yml") is None
 
 
 def test_vault_instructions_secure():

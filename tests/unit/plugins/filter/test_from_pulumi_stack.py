@@ -30,12 +30,13 @@ def test_rendered_file_reads_back_as_the_group_vars(name, tmp_path):
     content = result["content"]
     assert content.startswith("---\n# ai_platform.serving settings migrated from Pulumi.%s.yaml" % name)
     assert "# The Harbor token is not in this file: vault_aips_harbor_token is kept in Ansible Vault, in " \
-           "serving/vault.yml." in content
+           "all/vault.yml." in content
     assert yaml.safe_load(content) == result["group_vars"]
     assert result["group_vars"]["aips_models_dir"] == str(tmp_path)
     assert "secure" not in content and "AAAB" not in content
     assert "\n    - name: " in content  # list items indented under their key (yamllint's default)
-    assert result["vault_file"] == "inventory/x/group_vars/serving/vault.yml"
+    assert result["vault_file"] == "inventory/x/group_vars/all/vault.yml"
+    assert result["shadowing_folder"] == "inventory/x/group_vars/serving"
     assert "pulumi config get --stack %s app-serving:harborToken" % name in "\n".join(result["instructions"])
 
 
@@ -46,8 +47,8 @@ def test_mapping_input_and_relative_models_dir(monkeypatch, tmp_path):
     assert result["group_vars"]["aips_models_dir"] == os.path.expanduser("~/models-x")
     result = pulumi_stack.from_pulumi_stack(data, models_dir="deployments/models")
     assert result["group_vars"]["aips_models_dir"] == os.path.join(str(tmp_path), "deployments", "models")
-    assert result["vault_file"] is None
-    assert "<group_vars>/<group>/vault.yml" in "\n".join(result["instructions"])
+    assert result["vault_file"] is None and result["shadowing_folder"] is None
+    assert "<inventory>/group_vars/all/vault.yml" in "\n".join(result["instructions"])
 
 
 def test_strict_raises_every_problem():
