@@ -32,7 +32,7 @@ stage_unit() {
 }
 
 stage_integration() {
-  python -m pytest -q -n 2 tests/integration/plan tests/integration/hostpath_dirs tests/integration/collection
+  python -m pytest -q -n 2 tests/integration/plan tests/integration/hostpath_dirs tests/integration/collection tests/integration/migrate
 }
 
 stage_lab-up() {
