@@ -150,7 +150,6 @@ def images_off_registry(values, registry_host):
 # ---------------------------------------------------------------------------------------------
 # llm-d-infra, GAIE, the plain objects and the air-gap check
 
-MODELSERVICE_CHART = "llm-d-modelservice"
 LABEL_MODEL = "ai-platform.serving/model"
 MANAGED_BY = {"app.kubernetes.io/managed-by": "ai_platform.serving"}
 # model_storage writes it on the claim once the pull is verified.
@@ -190,15 +189,33 @@ def epp_service_name(record):
     return "%s-epp" % record["names"]["gaie_release"]
 
 
-def modelservice_fullname(release, values):
-    """llm-d-modelservice's fullname (the ``llm-d.ai/model`` pod label): override, else derived."""
-    values = values or {}
-    if values.get("fullnameOverride"):
-        name = str(values["fullnameOverride"])
-    else:
-        chart = values.get("nameOverride") or MODELSERVICE_CHART
-        name = release if chart in release else "%s-%s" % (release, chart)
-    return name[:55].rstrip("-")
+# llm-d-modelservice v0.4.12 labels the model pods with modelArtifacts.labels (this default) plus
+# llm-d.ai/role: decode|prefill.
+MODELSERVICE_DEFAULT_LABELS = {"llm-d.ai/inferenceServing": "true", "llm-d.ai/model": "random_model"}
+
+
+def model_pod_labels(ms_values, role="decode"):
+    """The labels llm-d-modelservice puts on the ``role`` pods of these values."""
+    artifacts = (ms_values or {}).get("modelArtifacts") or {}
+    labels = dict(artifacts.get("labels") or MODELSERVICE_DEFAULT_LABELS)
+    labels["llm-d.ai/role"] = role
+    return labels
+
+
+def pool_selection_problems(record, gaie, ms):
+    """The InferencePool must select the decode pods, or the HTTPRoute leads nowhere."""
+    wanted = ((gaie.get("inferencePool") or {}).get("modelServers") or {}).get("matchLabels") or {}
+    labels = model_pod_labels(ms)
+    missing = dict((k, v) for k, v in wanted.items() if labels.get(k) != str(v))
+    if not missing:
+        return []
+    return ["%s: gaie values inferencePool.modelServers.matchLabels %s select no decode pod (ms values "
+            "modelArtifacts.labels give %s). Fix: make modelArtifacts.labels in ms-%s/values.yaml carry %s."
+            % (record["name"], _flat(wanted), _flat(labels), record["slug"], _flat(missing))]
+
+
+def _flat(labels):
+    return ", ".join("%s=%s" % (k, labels[k]) for k in sorted(labels)) or "{}"
 
 
 def infra_values(record, settings=None):
@@ -284,8 +301,7 @@ def embeddings_service(record, ms_values, settings=None):
     """ClusterIP Service ``ms-<slug>-embeddings``: straight to the decode pods on 8200."""
     cfg = _settings(settings)
     names = record["names"]
-    selector = {"llm-d.ai/inferenceServing": "true", "llm-d.ai/role": "decode",
-                "llm-d.ai/model": modelservice_fullname(names["ms_release"], ms_values)}
+    selector = model_pod_labels(ms_values, "decode")
     port = int(cfg["embeddings_port"])
     return {"apiVersion": "v1", "kind": "Service", "metadata": _meta(record, names["embeddings_service"]),
             "spec": {"type": "ClusterIP", "selector": selector,
@@ -335,6 +351,7 @@ def stack_spec(record, gaie_file, ms_file, settings=None):
         "objects": [gateway_service(record, settings), gateway_defaults(record)],
         "routing": routing,
         # the other branch's object, removed if a model changed category
-        "stale": {"apiVersion": stale[0], "kind": stale[1], "name": stale[2], "namespace": record["names"]["namespace"]},
-        "problems": air_gap_problems(record, releases, settings),
+        "stale": {"apiVersion": stale[0], "kind": stale[1],
+                  "metadata": {"name": stale[2], "namespace": record["names"]["namespace"]}},
+        "problems": pool_selection_problems(record, gaie, ms) + air_gap_problems(record, releases, settings),
     }

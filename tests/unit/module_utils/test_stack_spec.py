@@ -59,7 +59,8 @@ def test_generative_gets_an_httproute_to_its_pool_and_gateway(recs):
                                             "name": "infra-qwen3-0-6b-rke2-inference-gateway"}]
     backend = route["spec"]["rules"][0]["backendRefs"][0]
     assert backend == {"group": "inference.networking.k8s.io", "kind": "InferencePool", "name": "gaie-qwen3-0-6b-rke2"}
-    assert out["stale"]["kind"] == "Service" and out["stale"]["name"] == "ms-qwen3-0-6b-rke2-embeddings", out["stale"]
+    assert out["stale"] == {"apiVersion": "v1", "kind": "Service", "metadata": {
+        "name": "ms-qwen3-0-6b-rke2-embeddings", "namespace": "llm-d-qwen3-0-6b-rke2"}}
 
 
 def test_listener_binding_is_optional(recs):
@@ -76,15 +77,27 @@ def test_embedder_gets_a_clusterip_service_on_8200_to_its_decode_pods(recs):
     assert svc["spec"]["ports"] == [{"name": "http", "port": 8200, "targetPort": 8200, "protocol": "TCP"}]
     # upstream fullname: the release does not contain the chart name, so it is suffixed
     assert svc["spec"]["selector"] == {"llm-d.ai/inferenceServing": "true", "llm-d.ai/role": "decode",
-                                       "llm-d.ai/model": "ms-all-minilm-l6-v2-rke2-llm-d-modelservice"}
-    assert out["stale"]["kind"] == "HTTPRoute"
+                                       "llm-d.ai/model": "all-minilm-l6-v2-rke2"}
+    assert out["stale"]["kind"] == "HTTPRoute" and out["stale"]["metadata"]["name"] == "llm-d-all-minilm-l6-v2-rke2"
 
 
-def test_modelservice_fullname_follows_upstream():
-    assert sv.modelservice_fullname("ms-a", {}) == "ms-a-llm-d-modelservice"
-    assert sv.modelservice_fullname("x-llm-d-modelservice", {}) == "x-llm-d-modelservice"
-    assert sv.modelservice_fullname("ms-a", {"fullnameOverride": "a"}) == "a"
-    assert len(sv.modelservice_fullname("ms-" + "a" * 60, {})) == 55
+def test_model_pod_labels_follow_upstream_defaults():
+    assert sv.model_pod_labels({}) == {"llm-d.ai/inferenceServing": "true", "llm-d.ai/model": "random_model",
+                                       "llm-d.ai/role": "decode"}
+    assert sv.model_pod_labels({"modelArtifacts": {"labels": {"a": "b"}}}, "prefill") == {
+        "a": "b", "llm-d.ai/role": "prefill"}
+
+
+def test_a_pool_selecting_no_pod_is_a_problem(recs):
+    rec = recs["qwen3-0-6b-rke2"]
+    ms = values(rec, "ms")
+    del ms["modelArtifacts"]["labels"]
+    problems = sv.stack_spec(rec, values(rec, "gaie"), ms, {})["problems"]
+    assert problems == ["Qwen3-0.6B-rke2: gaie values inferencePool.modelServers.matchLabels "
+                        "llm-d.ai/inferenceServing=true, llm-d.ai/model=qwen3-0-6b-rke2 select no decode pod "
+                        "(ms values modelArtifacts.labels give llm-d.ai/inferenceServing=true, "
+                        "llm-d.ai/model=random_model, llm-d.ai/role=decode). Fix: make modelArtifacts.labels in "
+                        "ms-qwen3-0-6b-rke2/values.yaml carry llm-d.ai/model=qwen3-0-6b-rke2."]
 
 
 def test_gateway_objects(recs):
