@@ -38,6 +38,8 @@ KEY_MAP = (
     ("models", "aips_models"),
 )
 KEYS = dict(KEY_MAP)
+PULUMI_NAMES = [pulumi_name for pulumi_name, variable in KEY_MAP]
+VARIABLES = [variable for pulumi_name, variable in KEY_MAP]
 OBJECT_KEYS = ("models", "gpuToleration")
 STRING_KEYS = ("cloudProvider", "kubeconfig", "harborHostname", "harborUser")
 REQUIRED_KEYS = ("cloudProvider",)
@@ -180,7 +182,7 @@ class _Conversion(object):
                        "and environment")
         else:
             self.error("stack file", "%r is not a Pulumi config key (<namespace>:<name>)%s"
-                       % (key, _did_you_mean(key, [k for k, _ in KEY_MAP])),
+                       % (key, _did_you_mean(key, PULUMI_NAMES)),
                        "write it as %s:<name>, e.g. %s, or remove it" % (PROJECT, _key("cloudProvider")))
 
     def run(self):
@@ -204,7 +206,7 @@ class _Conversion(object):
                            % _did_you_mean(name, list(KEYS)),
                            "rename it to one of %s, or remove it from (a copy of) the stack file and "
                            "carry its meaning over by hand, then run the migration again"
-                           % ", ".join(_key(k) for k, _ in KEY_MAP))
+                           % ", ".join(_key(k) for k in PULUMI_NAMES))
                 continue
             seen[name] = config[key]
         for name in REQUIRED_KEYS:
@@ -236,7 +238,7 @@ class _Conversion(object):
                 if value is None:
                     continue
             self.group_vars[variable] = value
-        missing = [_key(name) for name, _ in KEY_MAP if name not in seen and name not in REQUIRED_KEYS]
+        missing = [_key(name) for name in PULUMI_NAMES if name not in seen and name not in REQUIRED_KEYS]
         if missing:
             self.notes.append("not in the stack, so the collection's defaults apply (group_vars/all/main.yml): %s"
                               % ", ".join(missing))
@@ -371,7 +373,7 @@ def format_errors(errors):
 
 def ordered_group_vars(group_vars):
     """``(variable, value)`` pairs in the order of KEY_MAP, then aips_models_dir."""
-    order = [variable for _, variable in KEY_MAP] + [MODELS_DIR_VAR]
+    order = VARIABLES + [MODELS_DIR_VAR]
     return [(variable, group_vars[variable]) for variable in order if variable in group_vars]
 
 
@@ -390,8 +392,8 @@ def vault_instructions(token, vault_file, stack=None):
         lines = ["The output refers to %s. Create it from the Pulumi secret (this needs the stack's passphrase "
                  "or secrets provider):" % VAULT_VARIABLE,
                  "  mkdir -p %s" % folder,
-                 "  pulumi config get --stack %s %s | tr -d '\\n' \\" % (shlex.quote(stack or "<stack>"),
-                                                                        _key(TOKEN_KEY)),
+                 "  pulumi config get --stack %s %s | tr -d '\\n' \\" % (
+                     shlex.quote(stack or "<stack>"), _key(TOKEN_KEY)),
                  "    | %s" % encrypt]
     else:
         lines = ["The output refers to %s. Create it from the robot token (the one that was in clear in the "

@@ -208,7 +208,7 @@ def test_other_namespaces_noted_and_default_models_dir(tmp_path):
     assert "encryptionsalt: Pulumi's secrets metadata, not a setting; ignored" in play
     written = yaml.safe_load(read(output))
     assert "aips_models_dir" not in written and "gke_project_zone_cluster" not in read(output)
-    plan, _ = plan_records(inventory, "-e", "vault_aips_harbor_token=cloud-robot-token")
+    plan = plan_records(inventory, "-e", "vault_aips_harbor_token=cloud-robot-token")[0]
     assert plan["Qwen3-0.6B"]["values_files"]["gaie"] == os.path.join(
         MODELS, "generative", "Qwen3-0.6B", "gaie-qwen3-0-6b", "values.yaml")
 
