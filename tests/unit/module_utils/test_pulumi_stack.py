@@ -67,9 +67,9 @@ def test_seed_cloud_example_keeps_defaults_for_what_it_lacks():
 
 def test_output_order_follows_the_key_map():
     pairs = ps.ordered_group_vars(ps.convert_stack(fixture("rke2"), "/m")["group_vars"])
-    assert [pair[0] for pair in pairs] == ["aips_cloud_provider", "aips_kubeconfig", "aips_harbor_hostname",
-                                     "aips_harbor_user", "aips_harbor_token", "aips_gpu_toleration", "aips_models",
-                                     "aips_models_dir"]
+    assert [pair[0] for pair in pairs] == [
+        "aips_cloud_provider", "aips_kubeconfig", "aips_harbor_hostname", "aips_harbor_user", "aips_harbor_token",
+        "aips_gpu_toleration", "aips_models", "aips_models_dir"]
 
 
 def test_pulumi_config_section_and_metadata():
