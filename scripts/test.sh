@@ -46,12 +46,13 @@ stage_registry() {
   python -m pytest -q -n 2 tests/integration/registry
 }
 
-# Everything that needs the cluster: the lab's own acceptance tests and model_storage.
+# Everything that needs the cluster: the lab's own acceptance tests, model_storage, serving_stack.
 stage_cluster() {
   lab/lab status
   eval "$(lab/lab env)"
   python -m pytest -q tests/lab
   python -m pytest -q -n 2 tests/integration/model_storage
+  python -m pytest -q -n 2 --dist loadgroup tests/integration/serving_stack
 }
 
 # Stop the lab and check that nothing it started is left.
@@ -65,7 +66,13 @@ for stage in "${STAGES[@]}"; do
   declare -F "stage_$stage" >/dev/null || { echo "test.sh: unknown stage $stage (use: ${ALL_STAGES[*]})"; exit 2; }
   echo "=== $stage"
   start=$SECONDS
-  if "stage_$stage"; then result=ok; else result=FAILED; failed=1; fi
+  # Not `if stage_x`: inside an if condition bash ignores set -e, so a failing command in the
+  # middle of a stage would go unnoticed. The subshell keeps -e; its status is the stage's.
+  set +e
+  ( set -e; "stage_$stage" )
+  rc=$?
+  set -e
+  if [[ $rc -eq 0 ]]; then result=ok; else result=FAILED; failed=1; fi
   SUMMARY+=("$(printf '%-12s %-7s %4ds' "$stage" "$result" $((SECONDS - start)))")
 done
 # A tool that writes its config through a rename can replace /dev/null with a

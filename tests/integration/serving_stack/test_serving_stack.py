@@ -1,0 +1,110 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""serving_stack through playbooks/site.yml on the lab: two models, one inventory.
+
+Charts: the lab's STAND-IN llm-d charts (lab/charts); model server: the inference-sim STAND-IN.
+The steps share one deployed stack and run in order (one xdist group).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+
+import pytest
+
+pytestmark = pytest.mark.xdist_group("serving-stack-deployed")
+
+
+def test_two_models_deploy_into_isolated_namespaces(deployed):
+    stack, run = deployed
+    assert run.rc == 0, str(run)
+    for category in ("embedder", "generative"):
+        slug = stack.slug(category)
+        assert stack.releases(category) == {"infra-" + slug, "gaie-" + slug, "ms-" + slug}, category
+    kube = stack.kube
+    gen, emb = stack.namespace("generative"), stack.namespace("embedder")
+    # each model's objects are in its own namespace, and only there
+    assert kube.get("service", "llmd-gateway-" + stack.slug("generative"), gen)["spec"]["externalName"] == (
+        "infra-%s-inference-gateway-istio.%s.svc.cluster.local" % (stack.slug("generative"), gen))
+    assert kube.get("configmap", "gateway-defaults-" + stack.slug("embedder"), emb) is not None
+    assert kube.get("service", "llmd-gateway-" + stack.slug("embedder"), gen) is None
+    secret = kube.get("secret", "harbor-creds", emb)
+    assert secret["type"] == "kubernetes.io/dockerconfigjson"
+
+
+def test_embedder_serves_the_pulled_model_read_only_to_another_namespace(deployed, query_secret):
+    stack, run = deployed
+    assert run.rc == 0, str(run)
+    slug, namespace = stack.slug("embedder"), stack.namespace("embedder")
+    pods = stack.kube.pods(namespace, "llm-d.ai/role=decode")
+    assert len(pods) == 1
+    spec = pods[0]["spec"]
+    container = spec["containers"][0]
+    env = dict((e["name"], e.get("value")) for e in container.get("env", []))
+    assert env["HF_HUB_OFFLINE"] == "1" and env["HF_HUB_CACHE"] == "/model-cache/hub", env
+    mount = [m for m in container["volumeMounts"] if m["mountPath"] == "/model-cache"]
+    assert mount and mount[0]["readOnly"] is True
+    volume = [v for v in spec["volumes"] if v["name"] == mount[0]["name"]][0]
+    assert volume["persistentVolumeClaim"] == {"claimName": "%s-model" % slug, "readOnly": True}
+    assert {"name": "harbor-creds"} in spec["imagePullSecrets"]
+    assert "--port" in container["args"] and "8200" in container["args"]
+    # the claim holds the pulled, verified artifact
+    pvc = stack.kube.get("pvc", "%s-model" % slug, namespace)
+    assert pvc["metadata"]["annotations"]["ai-platform.serving/digest"] == stack.published["digest"]
+    service = stack.kube.get("service", "ms-%s-embeddings" % slug, namespace)
+    assert service["spec"]["type"] == "ClusterIP" and service["spec"]["ports"][0]["port"] == 8200
+    url = "http://ms-%s-embeddings.%s.svc.cluster.local:8200/v1/models" % (slug, namespace)
+    answer = stack.query(url)
+    assert answer.returncode == 0, answer.stderr
+    models = json.loads(answer.stdout.strip().splitlines()[0])
+    assert [m["id"] for m in models["data"]] == ["sentence-transformers/all-MiniLM-L6-v2"]
+    # never both: the embedder has no HTTPRoute
+    assert stack.kube.get("httproute", "llm-d-" + slug, namespace) is None
+
+
+def test_generative_route_binds_the_gateway_to_the_pool(deployed):
+    stack, run = deployed
+    assert run.rc == 0, str(run)
+    slug, namespace = stack.slug("generative"), stack.namespace("generative")
+    route = stack.kube.get("httproute", "llm-d-" + slug, namespace)
+    parent = route["spec"]["parentRefs"][0]
+    backend = route["spec"]["rules"][0]["backendRefs"][0]
+    assert (parent["kind"], parent["name"]) == ("Gateway", "infra-%s-inference-gateway" % slug)
+    assert (backend["group"], backend["kind"], backend["name"]) == (
+        "inference.networking.k8s.io", "InferencePool", "gaie-" + slug)
+    # both exist as real custom resources, validated by the apiserver against their CRDs
+    assert stack.kube.get("gateway", parent["name"], namespace)["spec"]["gatewayClassName"] == "istio"
+    pool = stack.kube.get("inferencepool", backend["name"], namespace)
+    assert pool["spec"]["selector"]["matchLabels"]["llm-d.ai/model"] == slug
+    pods = stack.kube.pods(namespace, ",".join("%s=%s" % kv for kv in pool["spec"]["selector"]["matchLabels"].items()))
+    assert len(pods) == 1, "the pool selects the decode pod"
+    assert stack.kube.get("service", "ms-%s-embeddings" % slug, namespace) is None
+
+
+def test_check_mode_then_a_rerun_change_nothing(deployed):
+    stack, run = deployed
+    assert run.rc == 0, str(run)
+    check = stack.site(check=True)
+    assert check.rc == 0 and check.changed == 0, str(check)
+    again = stack.site()
+    assert again.rc == 0 and again.changed == 0, str(again)
+
+
+def test_absent_removes_one_model_and_leaves_the_other_serving(deployed, query_secret):
+    stack, run = deployed
+    assert run.rc == 0, str(run)
+    gen, slug = stack.namespace("generative"), stack.slug("generative")
+    gone = stack.site("--tags", "serving", serving_stack_state="absent", serving_stack_models=[slug])
+    assert gone.rc == 0 and gone.changed > 0, str(gone)
+    assert stack.releases("generative") == set()
+    assert stack.kube.get("httproute", "llm-d-" + slug, gen) is None
+    assert stack.kube.get("service", "llmd-gateway-" + slug, gen) is None
+    assert stack.kube.get("namespace", gen) is not None       # kept: serving_stack_remove_storage is false
+    emb = stack.slug("embedder")
+    assert stack.releases("embedder") == {"infra-" + emb, "gaie-" + emb, "ms-" + emb}
+    url = "http://ms-%s-embeddings.%s.svc.cluster.local:8200/v1/models" % (emb, stack.namespace("embedder"))
+    answer = stack.query(url)
+    assert answer.returncode == 0 and "all-MiniLM-L6-v2" in answer.stdout, answer.stderr

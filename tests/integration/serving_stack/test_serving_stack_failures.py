@@ -1,0 +1,69 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""serving_stack on the lab when things go wrong: failed pull, unpulled claim, air-gap leak, failed chart.
+
+Charts: the lab's STAND-IN llm-d charts (lab/charts).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+
+
+def test_a_failed_pull_creates_no_modelservice_release(stack_factory):
+    """The pull Job meets a wrong token (the preflight reads the lock file, so only the Job does)."""
+    stack = stack_factory()
+    stack.publish()
+    wrong = "not-the-token-" + stack.suffix
+    run = stack.site(aips_harbor_token=wrong, model_storage_lock_file=os.path.join(str(stack.tmp), "models.lock.yml"))
+    assert run.rc != 0, str(run)
+    assert "pull Job %s/%s-model-pull failed" % (stack.namespace("embedder"), stack.slug("embedder")) in run.output
+    assert "ms-" + stack.slug("embedder") not in stack.releases("embedder")
+    assert stack.releases("generative") == set()
+    assert wrong not in run.output
+
+
+def test_serving_alone_refuses_a_model_whose_weights_are_not_pulled(stack_factory):
+    stack = stack_factory()
+    run = stack.site("--tags", "serving")
+    assert run.rc != 0, str(run)
+    assert "Emb-%s: its claim holds no verified pull" % stack.suffix in run.output, str(run)
+    assert "site.yml --tags storage" in run.output
+    # nothing was created, for either model
+    assert stack.kube.get("namespace", stack.namespace("embedder")) is None
+    assert stack.kube.get("namespace", stack.namespace("generative")) is None
+
+
+def test_an_internet_image_on_prem_fails_before_anything_changes(stack_factory):
+    stack = stack_factory()
+
+    def leak(values):
+        values["decode"]["containers"][0]["image"] = "ghcr.io/llm-d/llm-d-inference-sim:v0.7.1"
+    stack.edit_values("generative", "ms", leak)
+    run = stack.site("--tags", "serving")
+    assert run.rc != 0, str(run)
+    assert ("Gen-%s: modelservice values decode.containers[0].image = ghcr.io/llm-d/llm-d-inference-sim:v0.7.1 "
+            "is not in harbor.harbor.svc.cluster.local" % stack.suffix) in run.output, str(run)
+    assert stack.kube.get("namespace", stack.namespace("generative")) is None
+
+
+def test_a_failed_release_names_the_model_the_chart_and_the_helm_error(stack_factory):
+    stack = stack_factory()
+
+    def no_command(values):
+        del values["decode"]["containers"][0]["command"]
+    stack.edit_values("generative", "ms", no_command)
+    run = stack.site("--tags", "serving", aips_models={"generative": [
+        {"name": stack.names["generative"], "enabled": True, "nodeSelector": {}}], "embedder": []})
+    assert run.rc != 0, str(run)
+    line = [ln for ln in run.output.splitlines() if "chart modelservice" in ln]
+    assert line, str(run)
+    assert "Gen-%s: chart modelservice (%s " % (stack.suffix, os.path.join(os.path.dirname(os.path.dirname(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))))), "lab", "charts", "llm-d-modelservice")) in line[0]
+    assert "failed in namespace %s: Error:" % stack.namespace("generative") in line[0]
+    assert "command" in line[0]
+    # the releases before it are there; the failed one is not deployed
+    assert {"infra-" + stack.slug("generative"), "gaie-" + stack.slug("generative")} <= stack.releases("generative")
