@@ -13,7 +13,7 @@ cd "$ROOT"
 source .venv/bin/activate
 export ANSIBLE_CONFIG="$ROOT/ansible.cfg" ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0
 
-ALL_STAGES=(lint sanity unit integration lab-up registry cluster lab-down)
+ALL_STAGES=(lint sanity unit integration lab-up registry cluster molecule lab-down)
 STAGES=("$@")
 [[ ${#STAGES[@]} -gt 0 ]] || STAGES=("${ALL_STAGES[@]}")
 
@@ -53,6 +53,21 @@ stage_cluster() {
   python -m pytest -q tests/lab
   python -m pytest -q -n 2 tests/integration/model_storage
   python -m pytest -q -n 2 --dist loadgroup tests/integration/serving_stack
+}
+
+# The molecule scenarios (molecule/README.md) on the lab: KUBECONFIG from `lab env` makes the
+# shared default scenario use the lab as it is (its destroy never brings the lab down).
+# MOLECULE_GLOB: this collection keeps its scenarios in molecule/, not extensions/molecule/.
+stage_molecule() {
+  lab/lab status
+  eval "$(lab/lab env)"
+  export MOLECULE_GLOB="molecule/*/molecule.yml"
+  local scenario failed_scenarios=()
+  for scenario in hostpath_dirs model_sync model_storage serving_stack site; do
+    echo "--- molecule test -s $scenario"
+    molecule test -s "$scenario" || failed_scenarios+=("$scenario")
+  done
+  [[ ${#failed_scenarios[@]} -eq 0 ]] || { echo "molecule: failed: ${failed_scenarios[*]}"; return 1; }
 }
 
 # Stop the lab and check that nothing it started is left.
