@@ -28,8 +28,9 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "integration", "registry"))
 import hub_fixture  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(HERE))
-from labplay import (  # noqa: E402,F401  (re-exported: the tests import them from conftest)
-    HARBOR, LAB, RECAP_RE, Kube, Run, ansible_playbook, lab_env, lab_env_or_exit, publish, read_lab_env, wait_for)
+# re-exported: the tests import these from conftest
+from labplay import (  # noqa: E402,F401  pylint: disable=unused-import
+    HARBOR, Kube, ansible_playbook, lab_env, publish, wait_for)
 
 HOSTPATH_ROOT = "/var/tmp/aips-model-storage-test"
 

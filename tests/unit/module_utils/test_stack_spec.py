@@ -16,6 +16,10 @@ from ansible_collections.ai_platform.serving.plugins.module_utils import stack_v
 REPO = Path(__file__).resolve().parents[3]
 GPU = {"key": "dedicated", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}
 HARBOR = "harbor.harbor.svc.cluster.local"
+EMBEDDER = {"name": "all-MiniLM-L6-v2-rke2", "enabled": True, "nodeSelector": {"workload": "cpu"},
+            "modelSource": {"harborRef": HARBOR + "/ai-models/all-minilm-l6-v2:v1",
+                            "modelUri": "hub/sentence-transformers/all-MiniLM-L6-v2",
+                            "storageSize": "1Gi", "hostpathNode": "node-1"}}
 
 
 def records(provider="on-prem", token="t0ken", toleration=None, embedder=True):
@@ -25,10 +29,7 @@ def records(provider="on-prem", token="t0ken", toleration=None, embedder=True):
         "models_dir": str(REPO / "models"),
         "models": {
             "generative": [{"name": "Qwen3-0.6B-rke2", "enabled": True, "nodeSelector": {"workload": "gpu"}}],
-            "embedder": [] if not embedder else [{"name": "all-MiniLM-L6-v2-rke2", "enabled": True, "nodeSelector": {"workload": "cpu"},
-                          "modelSource": {"harborRef": HARBOR + "/ai-models/all-minilm-l6-v2:v1",
-                                          "modelUri": "hub/sentence-transformers/all-MiniLM-L6-v2",
-                                          "storageSize": "1Gi", "hostpathNode": "node-1"}}],
+            "embedder": [EMBEDDER] if embedder else [],
         },
     }
     found, problems = plan.build_plan(settings)
