@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, ai_platform.serving contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""serving_stack on the lab when things go wrong: failed pull, unpulled claim, air-gap leak, failed chart.
+"""serving_stack on the lab when things go wrong (failed pull, unpulled claim, air-gap leak, failed chart), and --check.
 
 Charts: the lab's STAND-IN llm-d charts (lab/charts).
 """
@@ -67,3 +67,15 @@ def test_a_failed_release_names_the_model_the_chart_and_the_helm_error(stack_fac
     assert "command" in line[0]
     # the releases before it are there; the failed one is not deployed
     assert {"infra-" + stack.slug("generative"), "gaie-" + stack.slug("generative")} <= stack.releases("generative")
+
+
+def test_check_mode_on_models_not_yet_deployed_creates_nothing(stack_factory):
+    """site.yml --check end to end on new models: every stage dry-runs, nothing appears on the cluster."""
+    stack = stack_factory()
+    stack.publish()
+    run = stack.site(check=True)
+    assert run.rc == 0, str(run)
+    assert run.changed > 0, "check mode reports what a real run would change"
+    for category in ("embedder", "generative"):
+        assert stack.kube.get("namespace", stack.namespace(category)) is None
+    assert stack.kube.get("pv", "%s-model-pv" % stack.slug("embedder")) is None
