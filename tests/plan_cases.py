@@ -43,3 +43,15 @@ def case_settings(base, case):
     settings["models"] = case.get("models") or {}
     settings["models_dir"] = make_models_tree(base, case)
     return settings
+
+
+def expected_names(slug, embedder):
+    """The seed's resource names of a model with the derived namespace and releases."""
+    return {
+        "namespace": "llm-d-" + slug, "infra_release": "infra-" + slug, "gaie_release": "gaie-" + slug,
+        "ms_release": "ms-" + slug, "gateway": "infra-%s-inference-gateway" % slug,
+        "httproute": None if embedder else "llm-d-" + slug, "pvc": slug + "-model", "pv": slug + "-model-pv",
+        "pull_job": slug + "-model-pull", "embeddings_service": "ms-%s-embeddings" % slug if embedder else None,
+        "gateway_service": "llmd-gateway-" + slug, "gateway_defaults": "gateway-defaults-" + slug,
+        "harbor_pull_secret": "harbor-creds",
+    }

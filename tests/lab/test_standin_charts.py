@@ -329,18 +329,8 @@ def test_modelservice_custom_command_and_failures(env, tmp_path):
 
 # --- installed into the lab --------------------------------------------------------------------
 
-@pytest.fixture
-def standin_namespace(kube):
-    name = f"standin-{uuid.uuid4().hex[:8]}"
-    kube.run("create", "namespace", name)
-    kube.wait_for(f"default service account in {name}",
-                  lambda: kube.run("get", "sa", "default", "-n", name, check=False).returncode == 0)
-    yield name
-    kube.run("delete", "namespace", name, "--wait=false", check=False)
-
-
-def test_charts_install_into_the_lab(kube, env, versions, standin_namespace, tmp_path):
-    ns = standin_namespace
+def test_charts_install_into_the_lab(kube, env, versions, namespace, tmp_path):
+    ns = namespace
     kube.apply(docker_config_secret("harbor-creds", env), namespace=ns)
     image = (f"{env['AIPS_LAB_HARBOR_HOST']}/images-shaide/llm-d/llm-d-inference-sim:"
              f"{versions['INFERENCE_SIM_TAG']}")

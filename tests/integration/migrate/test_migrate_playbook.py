@@ -12,7 +12,7 @@ import subprocess
 import pytest
 import yaml
 
-from plan_cases import ROOT
+from plan_cases import ROOT, expected_names
 
 MIGRATE = os.path.join(ROOT, "playbooks", "migrate_pulumi.yml")
 PLAN = os.path.join(ROOT, "playbooks", "plan.yml")
@@ -87,17 +87,6 @@ def plan_records(inventory, *extra, environment=None):
                      environment)
     assert rc == 0, output
     return dict((r["name"], r) for r in yaml.safe_load(read(out))), output
-
-
-def expected_names(slug, embedder):
-    return {
-        "namespace": "llm-d-" + slug, "infra_release": "infra-" + slug, "gaie_release": "gaie-" + slug,
-        "ms_release": "ms-" + slug, "gateway": "infra-%s-inference-gateway" % slug,
-        "httproute": None if embedder else "llm-d-" + slug, "pvc": slug + "-model", "pv": slug + "-model-pv",
-        "pull_job": slug + "-model-pull", "embeddings_service": "ms-%s-embeddings" % slug if embedder else None,
-        "gateway_service": "llmd-gateway-" + slug, "gateway_defaults": "gateway-defaults-" + slug,
-        "harbor_pull_secret": "harbor-creds",
-    }
 
 
 @pytest.mark.parametrize("site, models", [

@@ -30,26 +30,9 @@ import hub_fixture  # noqa: E402
 sys.path.insert(0, os.path.dirname(HERE))
 # re-exported: the tests import these from conftest
 from labplay import (  # noqa: E402,F401  pylint: disable=unused-import
-    HARBOR, Kube, ansible_playbook, lab_env, publish, wait_for)
+    HARBOR, ansible_playbook, kube, lab, minilm_hub, publish, wait_for)
 
 HOSTPATH_ROOT = "/var/tmp/aips-model-storage-test"
-
-
-@pytest.fixture(scope="session")
-def lab():
-    return lab_env()
-
-
-@pytest.fixture(scope="session")
-def kube(lab):
-    return Kube(lab)
-
-
-@pytest.fixture(scope="session")
-def minilm_hub(tmp_path_factory):
-    hub = str(tmp_path_factory.mktemp("hf") / "hub")
-    hub_fixture.build_hub_cache(hub_fixture.minilm_dir(), hub, hub_fixture.MINILM_REPO, hub_fixture.MINILM_COMMIT)
-    return hub
 
 
 class Model(object):

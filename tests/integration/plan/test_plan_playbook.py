@@ -10,7 +10,7 @@ import subprocess
 import pytest
 import yaml
 
-from plan_cases import ROOT, case_settings, load_cases
+from plan_cases import ROOT, case_settings, expected_names, load_cases
 
 CASES = load_cases()
 PLAYBOOK = os.path.join(ROOT, "playbooks", "plan.yml")
@@ -62,17 +62,6 @@ def plan_of(tmp_path, inventory, env_token="example-token"):
     assert rc == 0, output
     with open(str(out)) as handle:
         return dict((r["name"], r) for r in yaml.safe_load(handle))
-
-
-def expected_names(slug, embedder):
-    return {
-        "namespace": "llm-d-" + slug, "infra_release": "infra-" + slug, "gaie_release": "gaie-" + slug,
-        "ms_release": "ms-" + slug, "gateway": "infra-%s-inference-gateway" % slug,
-        "httproute": None if embedder else "llm-d-" + slug, "pvc": slug + "-model", "pv": slug + "-model-pv",
-        "pull_job": slug + "-model-pull", "embeddings_service": "ms-%s-embeddings" % slug if embedder else None,
-        "gateway_service": "llmd-gateway-" + slug, "gateway_defaults": "gateway-defaults-" + slug,
-        "harbor_pull_secret": "harbor-creds",
-    }
 
 
 def test_seed_cloud_example(tmp_path):

@@ -25,27 +25,11 @@ import yaml
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from labplay import HARBOR, ROOT, Kube, ansible_playbook, hub_fixture, lab_env, publish  # noqa: E402
+from labplay import HARBOR, ROOT, ansible_playbook, publish  # noqa: E402
+from labplay import kube, lab, minilm_hub  # noqa: E402,F401  pylint: disable=unused-import  (fixtures)
 
 HOSTPATH_ROOT = "/var/tmp/aips-serving-stack-test"
 LAB_MODELS = {"embedder": ("all-MiniLM-L6-v2-lab", "minilm-lab"), "generative": ("sim-qwen3-lab", "sim-qwen3-lab")}
-
-
-@pytest.fixture(scope="session")
-def lab():
-    return lab_env()
-
-
-@pytest.fixture(scope="session")
-def kube(lab):
-    return Kube(lab)
-
-
-@pytest.fixture(scope="session")
-def minilm_hub(tmp_path_factory):
-    hub = str(tmp_path_factory.mktemp("hf") / "hub")
-    hub_fixture.build_hub_cache(hub_fixture.minilm_dir(), hub, hub_fixture.MINILM_REPO, hub_fixture.MINILM_COMMIT)
-    return hub
 
 
 class Stack(object):
