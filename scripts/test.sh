@@ -62,10 +62,12 @@ stage_molecule() {
   lab/lab status
   eval "$(lab/lab env)"
   export MOLECULE_GLOB="molecule/*/molecule.yml"
-  local scenario failed_scenarios=()
+  local scenario start failed_scenarios=()
   for scenario in hostpath_dirs model_sync model_storage serving_stack site; do
     echo "--- molecule test -s $scenario"
+    start=$SECONDS
     molecule test -s "$scenario" || failed_scenarios+=("$scenario")
+    echo "--- molecule $scenario: $((SECONDS - start))s"
   done
   [[ ${#failed_scenarios[@]} -eq 0 ]] || { echo "molecule: failed: ${failed_scenarios[*]}"; return 1; }
 }
