@@ -1,7 +1,8 @@
 // Command inference-sim-standin is the lab's stand-in for llm-d-inference-sim, which the Go
 // module proxy reachable here does not serve. It answers the OpenAI-style endpoints a model
 // server exposes (models, completions, chat completions, embeddings) with canned content, and
-// the health and vLLM-style metrics endpoints the inference gateway reads. Unknown flags are
+// the health and vLLM-style metrics endpoints the inference gateway reads. /v1/models reports
+// where the model's files were found (its "root"), resolved from the Hugging Face hub cache. Unknown flags are
 // accepted and ignored, so it starts with the arguments a vLLM container would get.
 package main
 
@@ -11,6 +12,7 @@ import (
 	"log"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -18,7 +20,40 @@ import (
 
 type server struct {
 	models   []string
+	root     string
 	requests atomic.Int64
+}
+
+// resolveRoot says where the model's files are, as vLLM's /v1/models "root" does: a path as given,
+// or, for an <org>/<name> repo id, the snapshot its Hugging Face hub cache resolves refs/main to
+// (HF_HUB_CACHE, else $HF_HOME/hub). Like llm-d-inference-sim, the stand-in needs no weights, so a
+// model that is not in the cache is served anyway under its name (and the log says so).
+func resolveRoot(model string) string {
+	if strings.HasPrefix(model, "/") {
+		return model
+	}
+	cache := os.Getenv("HF_HUB_CACHE")
+	if cache == "" && os.Getenv("HF_HOME") != "" {
+		cache = filepath.Join(os.Getenv("HF_HOME"), "hub")
+	}
+	org, name, isRepo := strings.Cut(model, "/")
+	if cache == "" || !isRepo {
+		return model
+	}
+	repo := filepath.Join(cache, "models--"+org+"--"+name)
+	ref, err := os.ReadFile(filepath.Join(repo, "refs", "main"))
+	if err != nil {
+		log.Printf("model %s: not in the hub cache %s (%v); serving it without files", model, cache, err)
+		return model
+	}
+	snapshot := filepath.Join(repo, "snapshots", strings.TrimSpace(string(ref)))
+	if _, err := os.Stat(filepath.Join(snapshot, "config.json")); err != nil {
+		log.Printf("model %s: snapshot %s has no config.json (%v); serving it without files", model, snapshot, err)
+		return model
+	}
+	log.Printf("model %s: resolved in the hub cache to %s (HF_HUB_OFFLINE=%s)", model, snapshot,
+		os.Getenv("HF_HUB_OFFLINE"))
+	return snapshot
 }
 
 // parseArgs reads --model, --served-model-name and --port (as "--k v" or "--k=v").
@@ -51,7 +86,7 @@ func writeJSON(w http.ResponseWriter, v any) {
 func (s *server) listModels(w http.ResponseWriter, _ *http.Request) {
 	data := []map[string]any{}
 	for _, m := range s.models {
-		data = append(data, map[string]any{"id": m, "object": "model", "owned_by": "lab"})
+		data = append(data, map[string]any{"id": m, "object": "model", "owned_by": "lab", "root": s.root})
 	}
 	writeJSON(w, map[string]any{"object": "list", "data": data})
 }
@@ -119,7 +154,7 @@ func main() {
 	if len(served) == 0 {
 		served = []string{model}
 	}
-	s := &server{models: served}
+	s := &server{models: served, root: resolveRoot(model)}
 	ok := func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") }
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", ok)

@@ -12,8 +12,14 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import os
+import sys
 
 import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "registry"))
+
+import hub_fixture  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("serving-stack-deployed")
 
@@ -61,6 +67,9 @@ def test_embedder_serves_the_pulled_model_read_only_to_another_namespace(deploye
     assert answer.returncode == 0, answer.stderr
     models = json.loads(answer.stdout.strip().splitlines()[0])
     assert [m["id"] for m in models["data"]] == ["sentence-transformers/all-MiniLM-L6-v2"]
+    # the server resolved the repo id in the mounted hub cache, to the snapshot the pull wrote
+    assert models["data"][0]["root"] == (
+        "/model-cache/hub/models--sentence-transformers--all-MiniLM-L6-v2/snapshots/%s" % hub_fixture.MINILM_COMMIT)
     # never both: the embedder has no HTTPRoute
     assert stack.kube.get("httproute", "llm-d-" + slug, namespace) is None
 
