@@ -26,7 +26,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 from labplay import HARBOR, ROOT, ansible_playbook, publish  # noqa: E402
-from labplay import kube, lab, minilm_hub  # noqa: E402,F401  pylint: disable=unused-import  (fixtures)
+# fixtures, shared with the other lab test folders
+from labplay import kube, lab, minilm_hub  # noqa: E402,F401  pylint: disable=unused-import
 
 HOSTPATH_ROOT = "/var/tmp/aips-serving-stack-test"
 LAB_MODELS = {"embedder": ("all-MiniLM-L6-v2-lab", "minilm-lab"), "generative": ("sim-qwen3-lab", "sim-qwen3-lab")}
