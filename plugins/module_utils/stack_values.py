@@ -141,10 +141,11 @@ def image_references(values, path=""):
             yield from image_references(value, "%s[%d]" % (path, position))
 
 
-def images_off_registry(values, registry_host):
-    """The images of ``values`` that are not pulled from ``registry_host`` (air-gap check)."""
-    prefix = registry_host.rstrip("/") + "/"
-    return [(where, image) for where, image in image_references(values) if not image.startswith(prefix)]
+def images_off_registry(values, registry_hosts):
+    """The ``(path, image)`` of ``values`` not pulled from ``registry_hosts`` (a host or a list; air-gap check)."""
+    hosts = [registry_hosts] if isinstance(registry_hosts, string_types) else list(registry_hosts)
+    prefixes = tuple(host.rstrip("/") + "/" for host in hosts if host)
+    return [(where, image) for where, image in image_references(values) if not image.startswith(prefixes)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -308,10 +309,6 @@ def embeddings_service(record, ms_values, settings=None):
                      "ports": [{"name": "http", "port": port, "targetPort": port, "protocol": "TCP"}]}}
 
 
-def _registry_allowed(image, allowed):
-    return any(image.startswith(host.rstrip("/") + "/") for host in allowed if host)
-
-
 def air_gap_problems(record, releases, settings=None):
     """Problems with images a node without internet cannot pull (on-prem only)."""
     cfg = _settings(settings)
@@ -320,11 +317,10 @@ def air_gap_problems(record, releases, settings=None):
     allowed = [cfg["registry_host"]] + list(cfg["mirrored_registries"] or [])
     problems = []
     for chart, values in releases:
-        for where, image in image_references(values):
-            if not _registry_allowed(image, allowed):
-                problems.append("%s: %s values %s = %s is not in %s. Fix: mirror it there (harbor_upload) and "
-                                "use that reference in the values file." % (record["name"], chart, where, image,
-                                                                            " or ".join(h for h in allowed if h)))
+        for where, image in images_off_registry(values, allowed):
+            problems.append("%s: %s values %s = %s is not in %s. Fix: mirror it there (harbor_upload) and "
+                            "use that reference in the values file." % (record["name"], chart, where, image,
+                                                                        " or ".join(h for h in allowed if h)))
     ms = dict(releases).get("modelservice") or {}
     proxy = (ms.get("routing") or {}).get("proxy") or {}
     if proxy.get("enabled", True) is not False and not isinstance(proxy.get("image"), string_types):
