@@ -5,10 +5,13 @@ Kubernetes requires its staging modules at a v0.0.0 placeholder and replaces the
 inside its own repository; the wrapper replaces each by its published release instead.
 """
 
+import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -221,3 +224,125 @@ def link_bins(bin_dirs, lab_bin):
             if target.is_symlink() or target.exists():
                 target.unlink()
             target.symlink_to(exe)
+
+
+# ---------------------------------------------------------------- the infinity stand-in's root fs
+
+
+INFINITY_STANDIN_SRC = Path(__file__).resolve().parent.parent / "images" / "infinity-standin"
+INFINITY_STANDIN_PY = "3.11"  # Debian 12's Python; the wheels in requirements.txt are for it
+# Trimmed from the image: documentation and stdlib parts a server never imports.
+_ROOTFS_PRUNE = ("usr/share/doc", "usr/share/man", "usr/share/lintian", "usr/share/locale",
+                 "usr/share/binfmts", "usr/share/applications", "usr/share/pixmaps",
+                 f"usr/lib/python{INFINITY_STANDIN_PY}/ensurepip",
+                 f"usr/lib/python{INFINITY_STANDIN_PY}/idlelib",
+                 f"usr/lib/python{INFINITY_STANDIN_PY}/lib2to3",
+                 f"usr/lib/python{INFINITY_STANDIN_PY}/pydoc_data",
+                 f"usr/lib/python{INFINITY_STANDIN_PY}/tkinter",
+                 f"usr/lib/python{INFINITY_STANDIN_PY}/turtledemo")
+
+
+def debian_candidates(packages, updated=False):
+    """{package: version} apt would download now (`apt-cache policy`), failing on a missing one."""
+    out = subprocess.run(["apt-cache", "policy", *packages], check=True, capture_output=True,
+                         text=True).stdout
+    found, current = {}, None
+    for line in out.splitlines():
+        if line and not line.startswith(" ") and line.endswith(":"):
+            current = line[:-1]
+        elif current and line.strip().startswith("Candidate:"):
+            found[current] = line.split(":", 1)[1].strip()
+    missing = [p for p in packages if found.get(p) in (None, "(none)")]
+    if missing and not updated:
+        subprocess.run(["apt-get", "update", "-qq"], check=True)
+        return debian_candidates(packages, updated=True)
+    if missing:
+        raise RuntimeError(f"apt has no candidate for {', '.join(missing)}")
+    return found
+
+
+def _file_digest(*paths):
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def infinity_standin_stamp(versions):
+    """Everything the stand-in's root fs is made of: Debian package versions, wheels, sources."""
+    packages = versions["INFINITY_STANDIN_DEBIAN_PACKAGES"].split()
+    src = INFINITY_STANDIN_SRC
+    return json.dumps({
+        "tag": versions["INFINITY_STANDIN_TAG"],
+        "debian": debian_candidates(packages),
+        "sources": _file_digest(src / "requirements.txt", src / "infinity_emb",
+                                src / "infinity_standin.py"),
+        "python": INFINITY_STANDIN_PY,
+    }, sort_keys=True)
+
+
+def build_infinity_standin_rootfs(versions, cache, log_dir):
+    """The stand-in's root fs (Debian 12's Python + pinned wheels + the server) in the cache.
+
+    Debian packages are unpacked with dpkg-deb (no maintainer scripts run); the wheels are
+    installed for CPython 3.11 manylinux x86_64 with --no-deps from the complete pinned list;
+    bytecode is compiled ahead (unchecked-hash pycs) so the server starts fast from a
+    read-only layer. Rebuilt only when the stamp (versions, sources) changes.
+    """
+    out = cache / f"infinity-standin-{versions['INFINITY_STANDIN_TAG']}"
+    stamp_file, rootfs = out / "stamp.json", out / "rootfs"
+    stamp = infinity_standin_stamp(versions)
+    if stamp_file.exists() and stamp_file.read_text() == stamp and rootfs.is_dir():
+        log.info(f"{out.name}: cached")
+        return rootfs
+    started = time.monotonic()
+    shutil.rmtree(out, ignore_errors=True)
+    debs, rootfs = out / "debs", out / "rootfs"
+    debs.mkdir(parents=True)
+    rootfs.mkdir()
+    logfile = log_dir / "build-infinity-standin.log"
+    log.info(f"{out.name}: building (log: {logfile})")
+    pinned = [f"{p}={v}" for p, v in json.loads(stamp)["debian"].items()]
+    with open(logfile, "w") as fh:
+        def run(args, **kwargs):
+            subprocess.run(args, stdout=fh, stderr=subprocess.STDOUT, check=True, **kwargs)
+
+        run(["apt-get", "download", *pinned], cwd=debs)
+        for deb in sorted(debs.glob("*.deb")):
+            run(["dpkg-deb", "-x", str(deb), str(rootfs)])
+        site = rootfs / "usr" / "lib" / "python3" / "dist-packages"
+        run([sys.executable, "-m", "pip", "install", "--disable-pip-version-check", "--no-deps",
+             "--only-binary=:all:", "--no-compile", "--target", str(site),
+             "--implementation", "cp", "--python-version", INFINITY_STANDIN_PY,
+             "--abi", f"cp{INFINITY_STANDIN_PY.replace('.', '')}", "--abi", "abi3",
+             "--abi", "none", *[f"--platform={p}" for p in (
+                 "manylinux_2_34_x86_64", "manylinux_2_28_x86_64", "manylinux_2_17_x86_64",
+                 "manylinux2014_x86_64")],
+             "-r", str(INFINITY_STANDIN_SRC / "requirements.txt")])
+        for rel in _ROOTFS_PRUNE:
+            shutil.rmtree(rootfs / rel, ignore_errors=True)
+        app = rootfs / "opt" / "infinity-standin"
+        app.mkdir(parents=True)
+        shutil.copy(INFINITY_STANDIN_SRC / "infinity_standin.py", app)
+        launcher = rootfs / "usr" / "local" / "bin" / "infinity_emb"
+        launcher.parent.mkdir(parents=True)
+        shutil.copy(INFINITY_STANDIN_SRC / "infinity_emb", launcher)
+        launcher.chmod(0o755)
+        _compile_bytecode(rootfs, run)
+    stamp_file.write_text(stamp)
+    log.info(f"{out.name}: built in {time.monotonic() - started:.0f}s")
+    return rootfs
+
+
+def _compile_bytecode(rootfs, run):
+    """Unchecked-hash pycs (valid whatever the files' mtimes), by the image's own Python."""
+    python = rootfs / "usr" / "bin" / f"python{INFINITY_STANDIN_PY}"
+    loader = rootfs / "lib64" / "ld-linux-x86-64.so.2"
+    libs = ":".join(str(rootfs / d) for d in ("lib/x86_64-linux-gnu", "usr/lib/x86_64-linux-gnu"))
+    dirs = [str(rootfs / "usr" / "lib" / f"python{INFINITY_STANDIN_PY}"),
+            str(rootfs / "usr" / "lib" / "python3" / "dist-packages"),
+            str(rootfs / "opt" / "infinity-standin")]
+    # the image's interpreter through the image's loader and libraries, paths as in the image
+    run([str(loader), "--library-path", libs, str(python), "-s", "-m", "compileall", "-q",
+         "-j", "0", "--invalidation-mode", "unchecked-hash", "-s", str(rootfs), "-p", "/", *dirs],
+        env={"PYTHONHOME": str(rootfs / "usr")})

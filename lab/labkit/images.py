@@ -6,12 +6,13 @@ that path through its hosts.toml mirror.
 """
 
 import json
+import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import log, oci
-from .config import HARBOR_HOST, HARBOR_USER, HOST_IP
+from . import build, log, oci
+from .config import HARBOR_HOST, HARBOR_USER, HOST_IP, lab_paths
 
 BUSYBOX = Path("/bin/busybox")
 
@@ -75,9 +76,41 @@ def lab_images(versions, bins: dict, ca_cert: Path):
               f"ghcr.io/llm-d/llm-d-inference-sim:{sim_tag}",
               (base, single_file_layer("app/llm-d-inference-sim", bins["inference-sim-standin"])),
               entrypoint=("/app/llm-d-inference-sim",)),
-        Image(f"images-infra/{epp}", f"registry.k8s.io/{epp}",
+        # where group_vars/all/images.yml carries it and the models' gaie values pull it
+        Image(f"images-shaide/{epp}", f"registry.k8s.io/{epp}",
               (base, single_file_layer("epp", bins["epp"])), entrypoint=("/epp",)),
     )
+
+
+def tree_layer(root: Path):
+    """A layer holding a directory tree as it is (files with their modes, symlinks, dirs)."""
+    layer = oci.Layer()
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath)
+        for name in dirnames + filenames:
+            path = here / name
+            rel = str(path.relative_to(root))
+            if path.is_symlink():
+                layer.symlinks[rel] = os.readlink(path)
+            elif path.is_dir():
+                layer.dirs[rel] = path.stat().st_mode & 0o7777
+            else:
+                layer.add_file(rel, path.read_bytes(), path.stat().st_mode & 0o7777)
+    return layer
+
+
+def infinity_standin_image(versions, base):
+    """The lab's stand-in for infinity (not infinity; real ML), under infinity's image names.
+
+    Built into the lab cache from Debian 12's Python and pinned wheels (build.py); its
+    entrypoint is infinity's `infinity_emb`, taking infinity's `v2` flags.
+    """
+    paths = lab_paths()
+    paths.logs.mkdir(parents=True, exist_ok=True)
+    rootfs = build.build_infinity_standin_rootfs(versions, paths.cache, paths.logs)
+    tag = versions["INFINITY_STANDIN_TAG"]
+    return Image(f"images-shaide/michaelf34/infinity:{tag}", f"docker.io/michaelf34/infinity:{tag}",
+                 (base, tree_layer(rootfs)), entrypoint=("/usr/local/bin/infinity_emb",))
 
 
 def build_and_push(paths, images, token, cert_dir):
