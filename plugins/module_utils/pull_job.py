@@ -74,9 +74,14 @@ run_oras() {
 }
 report() { { echo "status=ok"; cat "$MARKER"; } | head -c 3900 >"$TERMLOG"; }
 if [ -f "$MARKER" ] && grep -qx "digest=$WANT" "$MARKER" && [ -d "$HUB" ]; then
-  log "marker holds $WANT: the cache is current, nothing to pull"
-  report
-  exit 0
+  # the marker was written after a verified pull; reuse the copy unless files went missing since
+  have=$(find "$HUB" -type f | wc -l); want=$(sed -n 's/^files=//p' "$MARKER")
+  if [ "$have" -ge "${want:-0}" ]; then
+    log "marker holds $WANT: the cache is current, nothing to pull (reusing the verified copy of $have files)"
+    { echo "status=ok"; echo "reused=true"; cat "$MARKER"; } | head -c 3900 >"$TERMLOG"
+    exit 0
+  fi
+  log "marker holds $WANT but hub/ has $have of its $want files: pulling afresh"
 fi
 if [ -f "$MARKER" ]; then
   log "marker holds $(grep '^digest=' "$MARKER" || echo 'no digest'), want $WANT: pulling afresh"

@@ -96,6 +96,13 @@ files:
   description: Layers (files) pulled.
   returned: success
   type: int
+reused:
+  description:
+    - True when the volume already held a verified copy of O(digest) (its C(.pulled) marker names it and its files
+      are in place), so the Job pulled nothing; false after a pull.
+  returned: success
+  type: bool
+  version_added: 0.2.0
 metadata:
   description: Facts from the model's config.json (architectures, model_type, torch_dtype, transformers_version).
   returned: success
@@ -173,7 +180,11 @@ def execute_module(module, client):
     if state == pull_wait.COMPLETE:
         ok, marker, message = pull_wait.pull_result(job, pods, params["digest"])
         if ok:
+            reused = marker.get("reused") == "true"
             module.exit_json(digest=marker["digest"], size=marker.get("size"), files=marker.get("files"),
+                             reused=reused, msg="%s %s" % (
+                                 "reused the verified copy on the volume, nothing pulled:" if reused else "pulled",
+                                 marker["digest"]),
                              metadata=pull_job.model_metadata(marker), marker=marker,
                              annotations=pull_job.pvc_annotations(marker), **result)
         fail(module, api, params, result, "pull Job %s completed but %s" % (where, message), pods)

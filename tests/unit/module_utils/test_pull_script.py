@@ -155,6 +155,28 @@ def test_matching_marker_finishes_at_once(pod):
     assert pod.report()["digest"] == digest
 
 
+def test_matching_marker_reports_the_reused_copy(pod):
+    digest = _artifact(str(pod.fake), model_files())
+    assert pod.run(digest).returncode == 0
+    assert pod.report().get("reused") is None             # a pull is no reuse
+    proc = pod.run(digest, fail="down")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "reusing the verified copy of 4 files" in proc.stdout
+    report = pod.report()
+    assert report["reused"] == "true" and report["status"] == "ok" and report["files"] == 4
+
+
+def test_matching_marker_with_missing_files_pulls_again(pod):
+    digest = _artifact(str(pod.fake), model_files())
+    assert pod.run(digest).returncode == 0
+    (pod.cache / "hub" / REPO / "snapshots" / COMMIT / "model.safetensors").unlink()
+    proc = pod.run(digest)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "has 3 of its 4 files: pulling afresh" in proc.stdout
+    assert pod.calls() and pod.report().get("reused") is None
+    assert (pod.cache / "hub" / REPO / "snapshots" / COMMIT / "model.safetensors").read_bytes() == b"weights-v1"
+
+
 def test_other_digest_pulls_afresh_into_a_clean_directory(pod):
     old = _artifact(str(pod.fake), model_files())
     assert pod.run(old).returncode == 0

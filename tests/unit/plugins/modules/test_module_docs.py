@@ -25,6 +25,7 @@ MODULES = {
     "model_claim_check": None,
     "model_pull_job": None,
     "model_pull_wait": None,
+    "model_cache_dirs": None,
 }
 
 

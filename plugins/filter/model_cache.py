@@ -1,0 +1,38 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""Filters of the model caches; docs in the <filter>.yml files beside this one."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ai_platform.serving.plugins.module_utils import model_cache
+
+
+def claim_fate(claim, volume=None):
+    """What deleting a dynamically provisioned claim does to its volume (its PV's reclaim policy)."""
+    for label, value in (("claim", claim), ("volume", volume)):
+        if value is not None and not isinstance(value, dict):
+            raise AnsibleFilterError("claim_fate: the %s must be an object (k8s_info resource) or none, got %s"
+                                     % (label, type(value).__name__))
+    return model_cache.claim_fate(claim, volume)
+
+
+def human_bytes(count):
+    """Bytes as a short IEC size, e.g. 92274688 -> '88.0 MiB'."""
+    try:
+        return model_cache.human_bytes(int(count or 0))
+    except (TypeError, ValueError):
+        raise AnsibleFilterError("human_bytes: expects a number of bytes, got %r" % (count,))
+
+
+class FilterModule(object):
+    def filters(self):
+        return {
+            "claim_fate": claim_fate,
+            "human_bytes": human_bytes,
+        }
