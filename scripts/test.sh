@@ -13,7 +13,7 @@ cd "$ROOT"
 source .venv/bin/activate
 export ANSIBLE_CONFIG="$ROOT/ansible.cfg" ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0
 
-ALL_STAGES=(lint sanity unit integration lab-up registry cluster molecule lab-down)
+ALL_STAGES=(lint sanity unit lab-up integration registry cluster molecule lab-down)
 STAGES=("$@")
 [[ ${#STAGES[@]} -gt 0 ]] || STAGES=("${ALL_STAGES[@]}")
 
@@ -31,8 +31,11 @@ stage_unit() {
   python -m pytest -q tests/unit
 }
 
+# No cluster is needed here, but the render test runs the helm the lab builds (lab-up runs first).
 stage_integration() {
-  python -m pytest -q -n 2 tests/integration/plan tests/integration/hostpath_dirs tests/integration/collection tests/integration/migrate
+  eval "$(lab/lab env)"
+  python -m pytest -q -n 2 tests/integration/plan tests/integration/hostpath_dirs tests/integration/collection \
+    tests/integration/migrate tests/integration/render
 }
 
 stage_lab-up() {
@@ -53,6 +56,7 @@ stage_cluster() {
   python -m pytest -q tests/lab
   python -m pytest -q -n 2 tests/integration/model_storage
   python -m pytest -q -n 2 --dist loadgroup tests/integration/serving_stack
+  python -m pytest -q -n 2 tests/integration/cache_gc
 }
 
 # The molecule scenarios (molecule/README.md) on the lab: KUBECONFIG from `lab env` makes the

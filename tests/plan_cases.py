@@ -53,5 +53,6 @@ def expected_names(slug, embedder):
         "httproute": None if embedder else "llm-d-" + slug, "pvc": slug + "-model", "pv": slug + "-model-pv",
         "pull_job": slug + "-model-pull", "embeddings_service": "ms-%s-embeddings" % slug if embedder else None,
         "gateway_service": "llmd-gateway-" + slug, "gateway_defaults": "gateway-defaults-" + slug,
+        "epp_service": ("gaie-" + slug)[:40] + "-epp",
         "harbor_pull_secret": "harbor-creds",
     }

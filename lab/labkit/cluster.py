@@ -126,8 +126,12 @@ def crd_files(versions):
     gw = build.mod_download(f"sigs.k8s.io/gateway-api@{versions['GATEWAY_API_VERSION']}")
     gaie = build.mod_download(
         f"sigs.k8s.io/gateway-api-inference-extension@{versions['GAIE_VERSION']}")
+    istio = build.mod_download(f"istio.io/api@{versions['ISTIO_API_VERSION']}")
     files = sorted(Path(gw["Dir"], "config", "crd", "standard").glob("*.yaml"))
     files += sorted(Path(gaie["Dir"], "config", "crd", "bases").glob("*.yaml"))
+    # Istio's API (DestinationRule, ...): llm-d-infra and inferencepool render DestinationRules.
+    # Only the API: no Istio control plane runs in the lab.
+    files.append(Path(istio["Dir"], "kubernetes", "customresourcedefinitions.gen.yaml"))
     return files
 
 
@@ -137,7 +141,7 @@ def apply_cluster_objects(paths, versions):
     for f in crd_files(versions):
         args += ["-f", f]
     kubectl(paths, *args)
-    log.info("applied add-on RBAC, default StorageClass and Gateway API / InferencePool CRDs")
+    log.info("applied add-on RBAC, default StorageClass and Gateway API / InferencePool / Istio CRDs")
 
 
 def start_node(paths, bin_dir, versions, token):

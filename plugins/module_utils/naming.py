@@ -42,7 +42,11 @@ NAME_LIMITS = {
     "embeddings_service": ("embeddings Service", DNS_LABEL_MAX, "a Service name is a DNS label"),
     "gateway_service": ("ExternalName Service", DNS_LABEL_MAX, "a Service name is a DNS label"),
     "gateway_defaults": ("gateway defaults ConfigMap", DNS_SUBDOMAIN_MAX, "object names are DNS subdomains"),
+    "epp_service": ("endpoint picker Service", DNS_LABEL_MAX, "a Service name is a DNS label"),
 }
+# inferencepool v1.2.0 names its endpoint picker (Deployment, Service, DestinationRule) after the
+# release, lowercased, trimmed and cut to this many characters, plus "-epp".
+EPP_RELEASE_MAX = 40
 
 
 def slug_problem(slug):
@@ -130,6 +134,11 @@ def gateway_defaults_name(slug):
     return "gateway-defaults-%s" % slug
 
 
+def epp_service_name(gaie_release):
+    """The GAIE chart's endpoint picker Service: ``<release, at most 40 characters>-epp``."""
+    return "%s-epp" % gaie_release.lower().strip()[:EPP_RELEASE_MAX]
+
+
 def resource_names(slug, namespace=None, release_name=None):
     """Every per-model name, keyed as in NAME_LIMITS."""
     return {
@@ -145,6 +154,7 @@ def resource_names(slug, namespace=None, release_name=None):
         "embeddings_service": embeddings_service_name(slug),
         "gateway_service": gateway_service_name(slug),
         "gateway_defaults": gateway_defaults_name(slug),
+        "epp_service": epp_service_name(gaie_release_name(slug)),
     }
 
 

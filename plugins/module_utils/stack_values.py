@@ -11,10 +11,15 @@ The merge rule (the seed's "file + programmatic", made explicit):
   the plan extends rather than owns, merged by identity so the model author's entries stay:
   ``containers`` (by ``name``), ``env`` (by ``name``), ``imagePullSecrets`` (by ``name``),
   ``tolerations`` (by the whole toleration).
-- The programmatic side owns: ``modelArtifacts.uri``; per role (``decode``, ``prefill``)
-  ``extraConfig.affinity`` (hard nodeAffinity from nodeSelector), the GPU toleration,
-  the ``harbor-creds`` pull secret, and ``HF_HUB_OFFLINE=1`` in every container's env
-  (llm-d-modelservice never sets it, and a read-only cache breaks the server without it).
+- The programmatic side owns: per role (``decode``, ``prefill``) ``extraConfig.affinity``
+  (hard nodeAffinity from nodeSelector), the GPU toleration and the ``harbor-creds`` pull secret.
+  For a model the plan serves from a claim (``modelArtifacts.uri`` is the plan's
+  ``pvc+hf://``/``pvc://`` URI) it also owns what makes that URI work on llm-d-modelservice
+  v0.4.12: ``modelArtifacts.readOnly: true``, ``mountModelVolume: true`` on every container of
+  the role (the chart mounts the claim and sets ``HF_HUB_CACHE`` only for those, and a values
+  file's own ``containers`` replace the chart's defaults), and ``HF_HUB_OFFLINE=1`` in every
+  container and init container (the chart never sets it; a read-only cache breaks the server
+  without it). A values file that contradicts this is a problem (``modelservice_problems``).
 
 The other two releases and the plain objects around them (``stack_spec``):
 
@@ -23,9 +28,14 @@ The other two releases and the plain objects around them (``stack_spec``):
   ``gateway.service.type`` and ``gateway.destinationRule`` (one-way TLS to the EPP).
 - GAIE inferencepool: ``gaie-<slug>/values.yaml`` under ``provider.name`` and
   ``provider.istio.destinationRule`` (host = the EPP Service, the connection pool).
-- Objects: the ExternalName Service ``llmd-gateway-<slug>``, the ConfigMap
-  ``gateway-defaults-<slug>`` (the gateway pod's nodeAffinity), then either the HTTPRoute
+- Gateway pod placement: Istio reads per-Gateway Deployment overrides only from the ConfigMap
+  the Gateway names in ``infrastructure.parametersRef``, which llm-d-infra v1.3.0 renders itself
+  (no affinity key). The plan's placement goes into ``gateway.annotations`` (so a change is a
+  values change), and the post-renderer ``roles/serving_stack/files/gateway_placement.py`` merges
+  it into that ConfigMap's ``deployment`` overlay (``gateway_placement``).
+- Objects: the ExternalName Service ``llmd-gateway-<slug>``, then either the HTTPRoute
   ``llm-d-<slug>`` (generative) or the Service ``ms-<slug>-embeddings`` on 8200 (embedder).
+  The seed's ``gateway-defaults-<slug>`` ConfigMap is read by nothing and only removed.
 
 Pure functions: the serving_stack role calls them through the ``stack_spec`` filter.
 """
@@ -54,7 +64,8 @@ def _by_value(entry):
 
 
 # list key -> function giving an entry's identity
-_KEYED_LISTS = {"containers": _by_name, "env": _by_name, "imagePullSecrets": _by_name, "tolerations": _by_value}
+_KEYED_LISTS = {"containers": _by_name, "initContainers": _by_name, "env": _by_name, "imagePullSecrets": _by_name,
+                "tolerations": _by_value}
 
 
 def _merge_list(key, base, override):
@@ -87,11 +98,23 @@ def merge_values(base, override):
     return result
 
 
+def serves_from_claim(record):
+    """True when the plan gives the model a claim URI (``pvc+hf://`` or ``pvc://``)."""
+    return str(record.get("model_artifacts_uri") or "").startswith("pvc")
+
+
+def _named(entries):
+    return [entry for entry in entries or [] if isinstance(entry, dict) and entry.get("name")]
+
+
 def modelservice_overrides(record, file_values):
     """The programmatic llm-d-modelservice values of one plan record."""
     overrides = {}
+    from_claim = serves_from_claim(record)
     if record.get("model_artifacts_uri"):
         overrides["modelArtifacts"] = {"uri": record["model_artifacts_uri"]}
+        if from_claim:
+            overrides["modelArtifacts"]["readOnly"] = True
     pull_secret = record["names"].get("harbor_pull_secret")
     for role in MODEL_ROLES:
         section = file_values.get(role)
@@ -107,9 +130,12 @@ def modelservice_overrides(record, file_values):
             role_values["extraConfig"] = extra
         if record.get("tolerations"):
             role_values["tolerations"] = record["tolerations"]
-        containers = section.get("containers") or []
-        role_values["containers"] = [{"name": c.get("name"), "env": [OFFLINE_ENV]}
-                                     for c in containers if isinstance(c, dict) and c.get("name")]
+        if from_claim:
+            role_values["containers"] = [{"name": c["name"], "mountModelVolume": True, "env": [OFFLINE_ENV]}
+                                         for c in _named(section.get("containers"))]
+            init = _named(section.get("initContainers"))
+            if init:
+                role_values["initContainers"] = [{"name": c["name"], "env": [OFFLINE_ENV]} for c in init]
         overrides[role] = role_values
     return overrides
 
@@ -117,6 +143,52 @@ def modelservice_overrides(record, file_values):
 def modelservice_values(record, file_values):
     """The values file of ``ms-<slug>`` merged with the plan's values."""
     return merge_values(file_values or {}, modelservice_overrides(record, file_values or {}))
+
+
+MODEL_COMMANDS = ("vllmServe", "imageDefault", "custom")
+
+
+def modelservice_problems(record, file_values):
+    """What in ``ms-<slug>/values.yaml`` contradicts what the plan owns, or what the chart rejects.
+
+    Each problem names the model, the file, the key and the fix; found before anything changes.
+    """
+    file_values = file_values or {}
+    where = "%s: %s" % (record["name"], record.get("values_files", {}).get("ms", "ms-%s/values.yaml" % record["slug"]))
+    problems = []
+    from_claim = serves_from_claim(record)
+    artifacts = file_values.get("modelArtifacts") or {}
+    if from_claim and artifacts.get("readOnly") is False:
+        problems.append("%s: modelArtifacts.readOnly is false, but the model is served from the claim the pull Job "
+                        "verified (%s), which serving pods must never write. Fix: remove the key (the collection "
+                        "sets it true)." % (where, record["model_artifacts_uri"]))
+    for role in MODEL_ROLES:
+        section = file_values.get(role)
+        if not isinstance(section, dict) or section.get("create") is False:
+            continue
+        for key in ("containers", "initContainers"):
+            for position, container in enumerate(section.get(key) or []):
+                here = "%s.%s[%d]" % (role, key, position)
+                if not isinstance(container, dict) or not container.get("name"):
+                    problems.append("%s: %s has no name. Fix: give it a name (the collection merges its "
+                                    "settings into containers by name)." % (where, here))
+                    continue
+                if key == "initContainers":
+                    continue
+                here = "%s (%s)" % (here, container["name"])
+                command = container.get("modelCommand", "custom")
+                if command not in MODEL_COMMANDS:
+                    problems.append("%s: %s.modelCommand is %r; llm-d-modelservice accepts %s. Fix: use one of "
+                                    "them." % (where, here, command, ", ".join(MODEL_COMMANDS)))
+                elif command == "custom" and not container.get("command"):
+                    problems.append("%s: %s has modelCommand custom (the chart's default) but no command, which "
+                                    "llm-d-modelservice rejects. Fix: set command (and args), or modelCommand "
+                                    "vllmServe or imageDefault." % (where, here))
+                if from_claim and container.get("mountModelVolume") is False:
+                    problems.append("%s: %s.mountModelVolume is false, so the pod would get neither the claim nor "
+                                    "HF_HUB_CACHE and could not find %s. Fix: remove the key (the collection sets it "
+                                    "true on every serving container)." % (where, here, record["model_artifacts_uri"]))
+    return problems
 
 
 def image_references(values, path=""):
@@ -156,6 +228,9 @@ MANAGED_BY = {"app.kubernetes.io/managed-by": "ai_platform.serving"}
 # model_storage writes it on the claim once the pull is verified.
 PULLED_DIGEST_ANNOTATION = pull_job.ANNOTATION_DIGEST
 INFERENCE_POOL_GROUP = "inference.networking.k8s.io"
+# On llm-d-infra's Gateway and its ConfigMap: the placement the post-renderer merges into the
+# ConfigMap's Deployment overlay (roles/serving_stack/files/gateway_placement.py reads this key).
+GATEWAY_PLACEMENT_ANNOTATION = "ai-platform.serving/gateway-placement"
 
 DEFAULT_SETTINGS = {
     # llm-d-infra / Istio
@@ -186,8 +261,8 @@ def _service_fqdn(name, namespace, domain):
 
 
 def epp_service_name(record):
-    """GAIE v1.2.0 names its endpoint-picker Service ``<release>-epp``."""
-    return "%s-epp" % record["names"]["gaie_release"]
+    """GAIE v1.2.0's endpoint-picker Service (naming.epp_service_name)."""
+    return record["names"].get("epp_service") or naming.epp_service_name(record["names"]["gaie_release"])
 
 
 # llm-d-modelservice v0.4.12 labels the model pods with modelArtifacts.labels (this default) plus
@@ -235,7 +310,20 @@ def infra_values(record, settings=None):
             },
         },
     }
+    placement = gateway_placement(record)
+    if placement:
+        programmatic["gateway"]["annotations"] = {GATEWAY_PLACEMENT_ANNOTATION: json.dumps(placement, sort_keys=True)}
     return merge_values(cfg["infra_values"] or {}, programmatic)
+
+
+def gateway_placement(record):
+    """The gateway pod's placement: the model's hard nodeAffinity and tolerations (empty: none)."""
+    placement = {}
+    if record.get("affinity"):
+        placement["affinity"] = record["affinity"]
+    if record.get("tolerations"):
+        placement["tolerations"] = record["tolerations"]
+    return placement
 
 
 def gaie_values(record, file_values, settings=None):
@@ -270,17 +358,6 @@ def gateway_service(record, settings=None):
     return {"apiVersion": "v1", "kind": "Service", "metadata": _meta(record, names["gateway_service"]),
             "spec": {"type": "ExternalName",
                      "externalName": _service_fqdn(target, names["namespace"], cfg["cluster_domain"])}}
-
-
-def gateway_defaults(record):
-    """ConfigMap ``gateway-defaults-<slug>``: the gateway Deployment overlay with the nodeAffinity."""
-    overlay = {"spec": {"template": {"spec": {"affinity": record["affinity"]}}}} if record.get("affinity") else {}
-    tolerations = record.get("tolerations") or []
-    if tolerations:
-        overlay.setdefault("spec", {}).setdefault("template", {}).setdefault("spec", {})["tolerations"] = tolerations
-    # The overlay is YAML; JSON is YAML, and json needs no extra dependency on the target.
-    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": _meta(record, record["names"]["gateway_defaults"]),
-            "data": {"deployment": json.dumps(overlay, sort_keys=True, indent=2)}}
 
 
 def httproute(record, settings=None):
@@ -334,20 +411,24 @@ def stack_spec(record, gaie_file, ms_file, settings=None):
     gaie = gaie_values(record, gaie_file, settings)
     ms = modelservice_values(record, ms_file)
     infra = infra_values(record, settings)
+    namespace = record["names"]["namespace"]
     if record.get("embedder"):
         routing = embeddings_service(record, ms, settings)
-        stale = ("gateway.networking.k8s.io/v1", "HTTPRoute", naming.httproute_name(record["slug"]))
+        stale = [("gateway.networking.k8s.io/v1", "HTTPRoute", naming.httproute_name(record["slug"]))]
     else:
         routing = httproute(record, settings)
-        stale = ("v1", "Service", naming.embeddings_service_name(record["slug"]))
+        stale = [("v1", "Service", naming.embeddings_service_name(record["slug"]))]
+    # created by earlier versions of the collection; nothing reads it
+    stale.append(("v1", "ConfigMap", record["names"]["gateway_defaults"]))
     releases = [("infra", infra), ("gaie", gaie), ("modelservice", ms)]
     return {
         "slug": record["slug"],
         "values": dict(releases),
-        "objects": [gateway_service(record, settings), gateway_defaults(record)],
+        "objects": [gateway_service(record, settings)],
         "routing": routing,
-        # the other branch's object, removed if a model changed category
-        "stale": {"apiVersion": stale[0], "kind": stale[1],
-                  "metadata": {"name": stale[2], "namespace": record["names"]["namespace"]}},
-        "problems": pool_selection_problems(record, gaie, ms) + air_gap_problems(record, releases, settings),
+        # the other branch's object (a model that changed category) and objects no longer made
+        "stale": [{"apiVersion": api, "kind": kind, "metadata": {"name": name, "namespace": namespace}}
+                  for api, kind, name in stale],
+        "problems": (modelservice_problems(record, ms_file) + pool_selection_problems(record, gaie, ms)
+                     + air_gap_problems(record, releases, settings)),
     }

@@ -117,7 +117,7 @@ records:
       description:
         - Every resource name - namespace, infra_release, gaie_release, ms_release, gateway, httproute
           (None for embedders), pvc, pv, pull_job, embeddings_service (None for generative models),
-          gateway_service, gateway_defaults, harbor_pull_secret (None without a token).
+          gateway_service, gateway_defaults, epp_service, harbor_pull_secret (None without a token).
       type: dict
     node_selector:
       description: The model's nodeSelector.

@@ -31,6 +31,14 @@ import hub_fixture  # noqa: E402
 
 LAB = os.path.join(ROOT, "lab", "lab")
 HARBOR = "harbor.harbor.svc.cluster.local"
+# The real upstream charts as a site's internet side carries them (charts_download's .tgz files):
+# the project's copy beside the checkout, or AIPS_LAB_CHARTS_DIR.
+UPSTREAM_CHARTS = os.environ.get("AIPS_LAB_CHARTS_DIR") or os.path.join(os.path.dirname(ROOT), "shared", "upstream",
+                                                                        "charts")
+CHART_FILES = {"infra": ("llm-d-infra", "v1.3.0"), "gaie": ("inferencepool", "v1.2.0"),
+               "modelservice": ("llm-d-modelservice", "v0.4.12")}
+# A toleration for tests that place a model (its gateway and decode pods carry it).
+GPU_TOLERATION = {"key": "aips-test/gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"}
 RECAP_RE = re.compile(r"^\S+\s+:\s+ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.M)
 
 
@@ -63,6 +71,25 @@ def lab_env_or_exit():
         return read_lab_env()
     except RuntimeError as exc:
         raise SystemExit(str(exc))
+
+
+def real_chart_variables(lab):
+    """site.yml variables that push the real charts into the lab registry (upload stage) and install them
+    from there as oci://<harbor>/charts/<name>, as inventory/rke2 does. A missing chart fails the test."""
+    missing = [os.path.join(UPSTREAM_CHARTS, "%s-%s.tgz" % chart) for chart in CHART_FILES.values()
+               if not os.path.isfile(os.path.join(UPSTREAM_CHARTS, "%s-%s.tgz" % chart))]
+    if missing:
+        pytest.fail("the real charts are missing: %s (the project keeps them in shared/upstream/charts beside the "
+                    "checkout; or set AIPS_LAB_CHARTS_DIR)" % ", ".join(missing), pytrace=False)
+    return dict(
+        aips_charts=dict((key, {"ref": "oci://%s/charts/%s" % (HARBOR, name), "repo": "", "version": version})
+                         for key, (name, version) in CHART_FILES.items()),
+        aips_site_upload=True,
+        aips_site_upload_steps=["charts_upload"],
+        harbor_upload_chart_dir=UPSTREAM_CHARTS,
+        harbor_upload_ca_file=lab["AIPS_LAB_CA"],
+        serving_stack_helm_registry_ca_file=lab["AIPS_LAB_CA"],
+    )
 
 
 class Kube(object):

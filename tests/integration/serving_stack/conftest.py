@@ -3,9 +3,10 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Fixtures for serving_stack on the lab: playbooks/site.yml against the real cluster.
 
-The llm-d charts are the lab's STAND-IN charts (lab/charts, docs/lab.md): the upstream charts
-cannot be fetched here. The model server is the lab's inference-sim stand-in. Everything else is
-real: the cluster, the registry (a Harbor stand-in), the pull Job, Helm, the CRDs.
+The llm-d charts are the real upstream charts (shared/upstream/charts), pushed into the lab registry
+by site.yml's upload stage and installed from there as OCI charts. The model server is the lab's
+inference-sim STAND-IN; the registry is a Harbor STAND-IN (docker-registry). Everything else is
+real: the cluster, the pull Job, Helm, the Gateway API, InferencePool and Istio CRDs, the EPP.
 Each Stack has its own slugs, namespaces and artifact, so tests never share anything.
 """
 
@@ -25,7 +26,7 @@ import yaml
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-from labplay import HARBOR, ROOT, ansible_playbook, publish  # noqa: E402
+from labplay import GPU_TOLERATION, HARBOR, ROOT, ansible_playbook, publish, real_chart_variables  # noqa: E402
 # fixtures, shared with the other lab test folders
 from labplay import kube, lab, minilm_hub  # noqa: E402,F401  pylint: disable=unused-import
 
@@ -61,6 +62,7 @@ class Stack(object):
                 "controller": {"hosts": {"localhost": local}},
                 "k8s_nodes": {"hosts": {"lab-node": node}}}}}}}, handle)
         self.published = None
+        self.placed = False
 
     def slug(self, category):
         return self.slugs[category]
@@ -85,9 +87,6 @@ class Stack(object):
             yaml.safe_dump(values, handle)
 
     def variables(self, **overrides):
-        charts = dict((key, {"ref": os.path.join(ROOT, "lab", "charts", chart), "repo": "", "version": ""})
-                      for key, chart in (("infra", "llm-d-infra"), ("gaie", "inferencepool"),
-                                         ("modelservice", "llm-d-modelservice")))
         variables = dict(
             aips_cloud_provider="on-prem",
             aips_kubeconfig=self.lab["KUBECONFIG"],
@@ -97,18 +96,22 @@ class Stack(object):
             aips_hostpath_root=HOSTPATH_ROOT,
             aips_models_dir=self.models_dir,
             aips_models={
-                "generative": [{"name": self.names["generative"], "enabled": True, "nodeSelector": {}}],
+                "generative": [{"name": self.names["generative"], "enabled": True,
+                                "nodeSelector": ({"kubernetes.io/hostname": self.lab["AIPS_LAB_NODE"]}
+                                                 if self.placed else {})}],
                 "embedder": [{"name": self.names["embedder"], "enabled": True, "nodeSelector": {},
                               "modelSource": {"harborRef": "%s/ai-models/%s:v1" % (HARBOR, self.repository),
                                               "modelUri": "hub/sentence-transformers/all-MiniLM-L6-v2",
                                               "storageSize": "1Gi", "hostpathNode": self.lab["AIPS_LAB_NODE"]}}]},
-            aips_charts=charts,
             aips_site_registries=False,
             aips_nodes_become=False,
             model_storage_registry_ca_file=self.lab["AIPS_LAB_CA"],
             model_storage_wait_timeout=300,
             serving_stack_helm_timeout="4m0s",
         )
+        if self.placed:
+            variables["aips_gpu_toleration"] = GPU_TOLERATION
+        variables.update(real_chart_variables(self.lab))
         variables.update(overrides)
         return variables
 
@@ -169,8 +172,10 @@ def stack_factory(lab, kube, tmp_path, minilm_hub):
 
 @pytest.fixture(scope="module")
 def deployed(lab, kube, tmp_path_factory, minilm_hub):
-    """One stack published and deployed with site.yml, shared by a module's tests (run in order)."""
+    """One stack published and deployed with site.yml, shared by a module's tests (run in order).
+    Its generative model is placed on the lab node with GPU_TOLERATION."""
     stack = Stack(lab, kube, tmp_path_factory.mktemp("stack"), minilm_hub)
+    stack.placed = True
     stack.publish()
     run = stack.site()
     yield stack, run

@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """serving_stack through playbooks/site.yml on the lab: two models, one inventory.
 
-Charts: the lab's STAND-IN llm-d charts (lab/charts); model server: the inference-sim STAND-IN.
+Charts: the real upstream llm-d charts from the lab registry's OCI copies; model server: the
+inference-sim STAND-IN.
 The steps share one deployed stack and run in order (one xdist group).
 """
 
@@ -16,10 +17,13 @@ import os
 import sys
 
 import pytest
+import yaml
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "registry"))
 
 import hub_fixture  # noqa: E402
+
+from labplay import GPU_TOLERATION  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("serving-stack-deployed")
 
@@ -35,7 +39,8 @@ def test_two_models_deploy_into_isolated_namespaces(deployed):
     # each model's objects are in its own namespace, and only there
     assert kube.get("service", "llmd-gateway-" + stack.slug("generative"), gen)["spec"]["externalName"] == (
         "infra-%s-inference-gateway-istio.%s.svc.cluster.local" % (stack.slug("generative"), gen))
-    assert kube.get("configmap", "gateway-defaults-" + stack.slug("embedder"), emb) is not None
+    # the seed's gateway-defaults ConfigMap is read by nothing: not created
+    assert kube.get("configmap", "gateway-defaults-" + stack.slug("embedder"), emb) is None
     assert kube.get("service", "llmd-gateway-" + stack.slug("embedder"), gen) is None
     secret = kube.get("secret", "harbor-creds", emb)
     assert secret["type"] == "kubernetes.io/dockerconfigjson"
@@ -90,7 +95,34 @@ def test_generative_route_binds_the_gateway_to_the_pool(deployed):
     assert pool["spec"]["selector"]["matchLabels"]["llm-d.ai/model"] == slug
     pods = stack.kube.pods(namespace, ",".join("%s=%s" % kv for kv in pool["spec"]["selector"]["matchLabels"].items()))
     assert len(pods) == 1, "the pool selects the decode pod"
+    assert pool["spec"]["targetPorts"] == [{"number": 8200}]
     assert stack.kube.get("service", "ms-%s-embeddings" % slug, namespace) is None
+    # the real EPP of the inferencepool chart runs (its Service is the DestinationRule's host)
+    epp = stack.kube.pods(namespace, "inferencepool=gaie-%s-epp" % slug)
+    assert len(epp) == 1 and all(c["ready"] for c in epp[0]["status"]["containerStatuses"]), epp
+    rule = stack.kube.get("destinationrules.networking.istio.io", "gaie-%s-epp" % slug, namespace)
+    assert rule["spec"]["host"] == "gaie-%s-epp.%s.svc.cluster.local" % (slug, namespace)
+
+
+def test_gateway_pod_placement_is_in_the_configmap_istio_reads(deployed):
+    """Istio merges the `deployment` overlay of the ConfigMap the Gateway's parametersRef names into the
+    gateway's Deployment: that ConfigMap carries the model's hard nodeAffinity and the GPU toleration."""
+    stack, run = deployed
+    assert run.rc == 0, str(run)
+    slug, namespace = stack.slug("generative"), stack.namespace("generative")
+    gateway = stack.kube.get("gateway", "infra-%s-inference-gateway" % slug, namespace)
+    ref = gateway["spec"]["infrastructure"]["parametersRef"]
+    assert (ref["group"], ref["kind"]) == ("", "ConfigMap")
+    overlay = yaml.safe_load(stack.kube.get("configmap", ref["name"], namespace)["data"]["deployment"])
+    pod = overlay["spec"]["template"]["spec"]
+    terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    assert terms == [{"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In",
+                                            "values": [stack.lab["AIPS_LAB_NODE"]]}]}]
+    assert pod["tolerations"] == [GPU_TOLERATION]
+    assert pod["containers"][0]["name"] == "istio-proxy", "the chart's own overlay is kept"
+    # the decode pod has the same placement
+    decode = stack.kube.pods(namespace, "llm-d.ai/role=decode")[0]["spec"]
+    assert GPU_TOLERATION in decode["tolerations"]
 
 
 def test_check_mode_then_a_rerun_change_nothing(deployed):

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """serving_stack on the lab when things go wrong (failed pull, unpulled claim, air-gap leak, failed chart), and --check.
 
-Charts: the lab's STAND-IN llm-d charts (lab/charts).
+Charts: the real upstream llm-d charts, installed from the lab registry's OCI copies.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -11,6 +11,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import os
+
+from labplay import HARBOR
 
 
 def test_a_failed_pull_creates_no_modelservice_release(stack_factory):
@@ -50,21 +52,36 @@ def test_an_internet_image_on_prem_fails_before_anything_changes(stack_factory):
     assert stack.kube.get("namespace", stack.namespace("generative")) is None
 
 
-def test_a_failed_release_names_the_model_the_chart_and_the_helm_error(stack_factory):
+def test_values_the_real_chart_rejects_fail_before_anything_changes(stack_factory):
+    """modelCommand custom without a command: llm-d-modelservice fails it; the plan check says so first."""
     stack = stack_factory()
 
     def no_command(values):
         del values["decode"]["containers"][0]["command"]
     stack.edit_values("generative", "ms", no_command)
+    run = stack.site("--tags", "serving")
+    assert run.rc != 0, str(run)
+    assert ("Gen-%s: %s: decode.containers[0] (vllm) has modelCommand custom (the chart's default) but no command"
+            % (stack.suffix, stack.values_file("generative", "ms"))) in run.output, str(run)
+    assert "Fix: set command" in run.output
+    assert stack.kube.get("namespace", stack.namespace("generative")) is None
+
+
+def test_a_failed_release_names_the_model_the_chart_and_the_helm_error(stack_factory):
+    """A value only the chart checks (data parallelism not a multiple of dataLocal) fails in Helm."""
+    stack = stack_factory()
+
+    def bad_parallelism(values):
+        values["decode"]["parallelism"] = {"data": 3, "dataLocal": 2}
+    stack.edit_values("generative", "ms", bad_parallelism)
     run = stack.site("--tags", "serving", aips_models={"generative": [
         {"name": stack.names["generative"], "enabled": True, "nodeSelector": {}}], "embedder": []})
     assert run.rc != 0, str(run)
     line = [ln for ln in run.output.splitlines() if "chart modelservice" in ln]
     assert line, str(run)
-    assert "Gen-%s: chart modelservice (%s " % (stack.suffix, os.path.join(os.path.dirname(os.path.dirname(
-        os.path.dirname(os.path.dirname(os.path.abspath(__file__))))), "lab", "charts", "llm-d-modelservice")) in line[0]
+    assert "Gen-%s: chart modelservice (oci://%s/charts/llm-d-modelservice v0.4.12)" % (stack.suffix, HARBOR) in line[0]
     assert "failed in namespace %s: Error:" % stack.namespace("generative") in line[0]
-    assert "command" in line[0]
+    assert "parallelism.data must be a multiple of parallelism.dataLocal" in line[0]
     # the releases before it are there; the failed one is not deployed
     assert {"infra-" + stack.slug("generative"), "gaie-" + stack.slug("generative")} <= stack.releases("generative")
 

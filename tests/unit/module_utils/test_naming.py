@@ -17,6 +17,7 @@ SEED_NAMES = {
     "embeddings_service": "ms-{s}-embeddings",
     "gateway_service": "llmd-gateway-{s}",
     "gateway_defaults": "gateway-defaults-{s}",
+    "epp_service": "gaie-{s}-epp",
 }
 
 
@@ -80,3 +81,10 @@ def test_longest_slug_fits_every_limit_but_the_gateway():
 def test_gateway_fits_up_to_a_39_character_slug():
     assert naming.name_limit_problems(naming.resource_names("a" * 39)) == []
     assert naming.name_limit_problems(naming.resource_names("a" * 40))[0][0] == "gateway"
+
+
+def test_epp_service_follows_the_chart_truncation():
+    """inferencepool v1.2.0: <release | lower | trim | trunc 40>-epp."""
+    release = naming.gaie_release_name("a" * 47)
+    assert naming.epp_service_name(release) == release[:40] + "-epp"
+    assert len(naming.epp_service_name(release)) == 44

@@ -60,8 +60,12 @@ def test_generative_gets_an_httproute_to_its_pool_and_gateway(recs):
                                             "name": "infra-qwen3-0-6b-rke2-inference-gateway"}]
     backend = route["spec"]["rules"][0]["backendRefs"][0]
     assert backend == {"group": "inference.networking.k8s.io", "kind": "InferencePool", "name": "gaie-qwen3-0-6b-rke2"}
-    assert out["stale"] == {"apiVersion": "v1", "kind": "Service", "metadata": {
-        "name": "ms-qwen3-0-6b-rke2-embeddings", "namespace": "llm-d-qwen3-0-6b-rke2"}}
+    assert out["stale"] == [
+        {"apiVersion": "v1", "kind": "Service", "metadata": {
+            "name": "ms-qwen3-0-6b-rke2-embeddings", "namespace": "llm-d-qwen3-0-6b-rke2"}},
+        # the seed's gateway-defaults ConfigMap: read by nothing, removed where an earlier version made it
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
+            "name": "gateway-defaults-qwen3-0-6b-rke2", "namespace": "llm-d-qwen3-0-6b-rke2"}}]
 
 
 def test_listener_binding_is_optional(recs):
@@ -79,7 +83,7 @@ def test_embedder_gets_a_clusterip_service_on_8200_to_its_decode_pods(recs):
     # upstream fullname: the release does not contain the chart name, so it is suffixed
     assert svc["spec"]["selector"] == {"llm-d.ai/inferenceServing": "true", "llm-d.ai/role": "decode",
                                        "llm-d.ai/model": "all-minilm-l6-v2-rke2"}
-    assert out["stale"]["kind"] == "HTTPRoute" and out["stale"]["metadata"]["name"] == "llm-d-all-minilm-l6-v2-rke2"
+    assert out["stale"][0]["kind"] == "HTTPRoute" and out["stale"][0]["metadata"]["name"] == "llm-d-all-minilm-l6-v2-rke2"
 
 
 def test_model_pod_labels_follow_upstream_defaults():
@@ -103,17 +107,24 @@ def test_a_pool_selecting_no_pod_is_a_problem(recs):
 
 def test_gateway_objects(recs):
     rec = recs["qwen3-0-6b-rke2"]
-    service, defaults = spec(rec)["objects"]
+    (service,) = spec(rec)["objects"]
     assert service["metadata"]["name"] == "llmd-gateway-qwen3-0-6b-rke2"
     assert service["spec"] == {"type": "ExternalName", "externalName":
                                "infra-qwen3-0-6b-rke2-inference-gateway-istio.llm-d-qwen3-0-6b-rke2.svc.cluster.local"}
-    assert defaults["metadata"]["name"] == "gateway-defaults-qwen3-0-6b-rke2"
-    overlay = yaml.safe_load(defaults["data"]["deployment"])
-    pod = overlay["spec"]["template"]["spec"]
-    assert pod["affinity"] == rec["affinity"]
-    assert pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"] == [
-        {"matchExpressions": [{"key": "workload", "operator": "In", "values": ["gpu"]}]}]
-    assert pod["tolerations"] == [GPU]
+
+
+def test_gateway_placement_goes_into_the_infra_values(recs):
+    """The post-renderer reads it from the annotation on llm-d-infra's ConfigMap (test_gateway_placement)."""
+    rec = recs["qwen3-0-6b-rke2"]
+    infra = spec(rec)["values"]["infra"]
+    placement = json.loads(infra["gateway"]["annotations"][sv.GATEWAY_PLACEMENT_ANNOTATION])
+    assert placement["affinity"] == rec["affinity"]
+    assert placement["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+        "nodeSelectorTerms"] == [{"matchExpressions": [{"key": "workload", "operator": "In", "values": ["gpu"]}]}]
+    assert placement["tolerations"] == [GPU]
+    # no placement, no annotation
+    bare = dict(rec, affinity=None, tolerations=[])
+    assert "annotations" not in sv.infra_values(bare)["gateway"]
 
 
 def test_infra_values_programmatic_side_owns_gateway_keys(recs):
@@ -149,7 +160,60 @@ def test_modelservice_values_of_a_pulled_model(recs):
     assert decode["extraConfig"]["imagePullSecrets"] == [{"name": "harbor-creds"}]
     assert decode["tolerations"] == [GPU]
     assert {"name": "HF_HUB_OFFLINE", "value": "1"} in decode["containers"][0]["env"]
+    # what makes the pvc+hf URI work on the real chart
+    assert decode["containers"][0]["mountModelVolume"] is True
+    assert ms["modelArtifacts"]["readOnly"] is True
     assert "prefill" not in ms or ms["prefill"] == {"create": False}
+
+
+def test_a_model_without_a_claim_keeps_its_values():
+    """No modelSource: the server downloads (hf://), so no offline switch and no claim mount is forced."""
+    rec = records(provider="cloud", token="", embedder=False)["qwen3-0-6b-rke2"]
+    assert rec["model_artifacts_uri"] is None
+    ms = spec(rec)["values"]["modelservice"]
+    container = ms["decode"]["containers"][0]
+    assert "mountModelVolume" not in container and "HF_HUB_OFFLINE" not in str(container.get("env"))
+    assert ms["modelArtifacts"]["uri"] == "hf://Qwen/Qwen3-0.6B"
+
+
+def _problems(rec, change):
+    ms = values(rec, "ms")
+    change(ms)
+    return sv.stack_spec(rec, values(rec, "gaie"), ms, {})["problems"]
+
+
+@pytest.mark.parametrize("change, key, fix", [
+    (lambda v: v["decode"]["containers"][0].update(mountModelVolume=False),
+     "decode.containers[0] (infinity).mountModelVolume is false", "Fix: remove the key"),
+    (lambda v: v["modelArtifacts"].update(readOnly=False), "modelArtifacts.readOnly is false", "Fix: remove the key"),
+    (lambda v: v["decode"]["containers"][0].pop("name"), "decode.containers[0] has no name", "Fix: give it a name"),
+    (lambda v: v["decode"]["containers"][0].pop("command"),
+     "decode.containers[0] (infinity) has modelCommand custom (the chart's default) but no command", "Fix: set command"),
+    (lambda v: v["decode"]["containers"][0].update(modelCommand="vllm"),
+     "decode.containers[0] (infinity).modelCommand is 'vllm'", "Fix: use one of them"),
+    (lambda v: v["decode"].update(initContainers=[{"image": "x"}]),
+     "decode.initContainers[0] has no name", "Fix: give it a name"),
+])
+def test_values_that_contradict_the_plan_are_problems(recs, change, key, fix):
+    rec = recs["all-minilm-l6-v2-rke2"]
+    problems = _problems(rec, change)
+    assert len(problems) == 1, problems
+    assert problems[0].startswith("all-MiniLM-L6-v2-rke2: %s: %s" % (rec["values_files"]["ms"], key)), problems
+    assert fix in problems[0]
+
+
+def test_the_shipped_values_have_no_problems(recs):
+    for rec in recs.values():
+        assert spec(rec)["problems"] == [], rec["slug"]
+
+
+def test_init_containers_get_the_offline_switch(recs):
+    rec = recs["all-minilm-l6-v2-rke2"]
+    ms = values(rec, "ms")
+    ms["decode"]["initContainers"] = [{"name": "warm", "image": HARBOR + "/images-infra/library/busybox:1.35.0"}]
+    out = sv.stack_spec(rec, values(rec, "gaie"), ms, {})["values"]["modelservice"]
+    assert out["decode"]["initContainers"] == [{"name": "warm", "image": HARBOR + "/images-infra/library/busybox:1.35.0",
+                                               "env": [{"name": "HF_HUB_OFFLINE", "value": "1"}]}]
 
 
 def test_no_token_no_pull_secret():
@@ -162,7 +226,8 @@ def test_on_prem_images_must_come_from_harbor(recs):
     rec = recs["qwen3-0-6b-rke2"]
     assert spec(rec, air_gapped=True, registry_host=HARBOR)["problems"] == []
     cloud_like = dict(values(rec, "ms"))
-    cloud_like["decode"] = {"containers": [{"name": "vllm", "image": "ghcr.io/llm-d/llm-d-cuda:v0.3.0"}]}
+    cloud_like["decode"] = {"containers": [{"name": "vllm", "image": "ghcr.io/llm-d/llm-d-cuda:v0.3.0",
+                                            "modelCommand": "vllmServe"}]}
     problems = sv.stack_spec(rec, values(rec, "gaie"), cloud_like, {"air_gapped": True, "registry_host": HARBOR})["problems"]
     assert len(problems) == 1
     assert "Qwen3-0.6B-rke2: modelservice values decode.containers[0].image = ghcr.io/llm-d/llm-d-cuda:v0.3.0" in problems[0]

@@ -23,7 +23,7 @@ FILE = {
 
 def test_programmatic_keys_win_and_file_keys_stay():
     values = sv.modelservice_values(RECORD, FILE)
-    assert values["modelArtifacts"] == {"uri": "pvc+hf://m-model/hub/o/n", "name": "o/n"}
+    assert values["modelArtifacts"] == {"uri": "pvc+hf://m-model/hub/o/n", "name": "o/n", "readOnly": True}
     decode = values["decode"]
     assert decode["replicas"] == 2
     assert decode["extraConfig"]["affinity"] == AFFINITY
@@ -37,6 +37,8 @@ def test_every_container_gets_offline_env_merged_by_name():
     assert decode["containers"][0]["args"] == ["--x"]
     assert decode["containers"][0]["env"] == [{"name": "HF_HUB_OFFLINE", "value": "1"}, {"name": "A", "value": "1"}]
     assert decode["containers"][1]["env"] == [{"name": "HF_HUB_OFFLINE", "value": "1"}]
+    # the chart mounts the claim and sets HF_HUB_CACHE only for containers with mountModelVolume
+    assert [c["mountModelVolume"] for c in decode["containers"]] == [True, True]
 
 
 def test_disabled_role_is_left_alone_and_input_not_mutated():
@@ -47,9 +49,10 @@ def test_disabled_role_is_left_alone_and_input_not_mutated():
 
 
 def test_without_token_affinity_or_uri_nothing_is_added():
+    """A model without a claim downloads at start: no offline switch, no forced claim mount."""
     record = {"model_artifacts_uri": None, "affinity": None, "tolerations": [], "names": {"harbor_pull_secret": None}}
     values = sv.modelservice_values(record, {"decode": {"containers": [{"name": "c"}]}})
-    assert values == {"decode": {"containers": [{"name": "c", "env": [sv.OFFLINE_ENV]}]}}
+    assert values == {"decode": {"containers": [{"name": "c"}]}}
 
 
 def test_plain_lists_are_replaced():

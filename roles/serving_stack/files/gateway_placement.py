@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Helm post-renderer of the llm-d-infra release: place the Istio gateway pod with its model.
+
+Istio builds a Gateway's Deployment from its own template and merges, as a strategic merge
+patch, the ``deployment`` key of the ConfigMap the Gateway names in
+``spec.infrastructure.parametersRef``. llm-d-infra v1.3.0 renders that ConfigMap itself, with
+only the istio-proxy container's args and resources in it. The serving_stack role puts the
+model's placement (hard nodeAffinity, tolerations) as JSON into the annotation
+``ai-platform.serving/gateway-placement`` (``gateway.annotations``, rendered on the Gateway and
+on that ConfigMap); this program merges it into the ConfigMap's ``deployment`` overlay, so the
+gateway pod lands on the model's nodes with the GPU toleration. Manifests without the
+annotation pass through unchanged.
+
+stdin: the rendered manifests; stdout: the same manifests, the ConfigMap completed.
+Needs PyYAML; when the ``python3`` on PATH lacks it, AIPS_PYTHON names the interpreter to use.
+"""
+
+import json
+import os
+import sys
+
+try:
+    import yaml
+except ImportError:  # pragma: no cover - depends on the interpreter helm found
+    PYTHON = os.environ.get("AIPS_PYTHON")
+    if PYTHON and os.path.realpath(PYTHON) != os.path.realpath(sys.executable):
+        os.execv(PYTHON, [PYTHON, os.path.abspath(__file__)])
+    sys.exit("gateway_placement: PyYAML is missing; set AIPS_PYTHON to a Python that has it (Ansible's).")
+
+ANNOTATION = "ai-platform.serving/gateway-placement"
+
+
+def place_overlay(overlay_text, placement):
+    """The ConfigMap's ``deployment`` overlay (YAML text) with ``placement`` merged into its pod spec."""
+    overlay = yaml.safe_load(overlay_text or "") or {}
+    pod = overlay.setdefault("spec", {}).setdefault("template", {}).setdefault("spec", {})
+    if placement.get("affinity"):
+        pod["affinity"] = placement["affinity"]
+    tolerations = list(pod.get("tolerations") or [])
+    for toleration in placement.get("tolerations") or []:
+        if toleration not in tolerations:
+            tolerations.append(toleration)
+    if tolerations:
+        pod["tolerations"] = tolerations
+    return yaml.safe_dump(overlay, default_flow_style=False, sort_keys=False)
+
+
+def _annotation(doc):
+    return ((doc.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION)
+
+
+def place(documents):
+    """Complete every annotated ConfigMap of ``documents``; return the names of those placed.
+
+    An annotated Gateway whose ``parametersRef`` names a ConfigMap that was not placed is an
+    error (ValueError): its pod would land anywhere.
+    """
+    placed = []
+    for doc in documents:
+        if not isinstance(doc, dict) or doc.get("kind") != "ConfigMap" or not _annotation(doc):
+            continue
+        if "deployment" not in (doc.get("data") or {}):
+            continue
+        doc["data"]["deployment"] = place_overlay(doc["data"]["deployment"], json.loads(_annotation(doc)))
+        placed.append(doc["metadata"]["name"])
+    for doc in documents:
+        if not isinstance(doc, dict) or doc.get("kind") != "Gateway" or not _annotation(doc):
+            continue
+        ref = ((doc.get("spec") or {}).get("infrastructure") or {}).get("parametersRef") or {}
+        if ref.get("kind") == "ConfigMap" and ref.get("name") not in placed:
+            raise ValueError("Gateway %s names ConfigMap %s for its pod, but the release renders no such ConfigMap "
+                             "with a deployment overlay" % (doc["metadata"]["name"], ref.get("name")))
+    return documents, placed
+
+
+def main():
+    documents = [doc for doc in yaml.safe_load_all(sys.stdin) if doc is not None]
+    try:
+        documents, _placed = place(documents)
+    except ValueError as exc:
+        sys.exit("gateway_placement: %s" % exc)
+    yaml.safe_dump_all(documents, sys.stdout, default_flow_style=False, sort_keys=False)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+"""The llm-d-infra post-renderer (roles/serving_stack/files/gateway_placement.py) on rendered manifests."""
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+SCRIPT = Path(__file__).resolve().parents[3] / "roles" / "serving_stack" / "files" / "gateway_placement.py"
+SPEC = importlib.util.spec_from_file_location("gateway_placement", SCRIPT)
+gp = importlib.util.module_from_spec(SPEC)
+SPEC.loader.exec_module(gp)
+
+AFFINITY = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+    {"matchExpressions": [{"key": "workload", "operator": "In", "values": ["gpu"]}]}]}}}
+GPU = {"key": "dedicated", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}
+# what llm-d-infra v1.3.0 renders (templates/gateway-infrastructure/configmap.yaml, gateway.yaml), shortened
+OVERLAY = """spec:
+  template:
+    spec:
+      containers:
+      - name: istio-proxy
+        args: [proxy, router]
+"""
+
+
+def manifests(placement=None, ref="infra-m-inference-gateway"):
+    annotations = {gp.ANNOTATION: json.dumps(placement)} if placement is not None else {}
+    return [
+        {"apiVersion": "v1", "kind": "ConfigMap",
+         "metadata": {"name": "infra-m-inference-gateway", "annotations": dict(annotations)},
+         "data": {"deployment": OVERLAY, "service": "spec:\n  type: ClusterIP\n"}},
+        {"apiVersion": "gateway.networking.k8s.io/v1", "kind": "Gateway",
+         "metadata": {"name": "infra-m-inference-gateway", "annotations": dict(annotations)},
+         "spec": {"infrastructure": {"parametersRef": {"group": "", "kind": "ConfigMap", "name": ref}}}},
+    ]
+
+
+def test_placement_is_merged_into_the_overlay_istio_reads():
+    docs, placed = gp.place(manifests({"affinity": AFFINITY, "tolerations": [GPU]}))
+    assert placed == ["infra-m-inference-gateway"]
+    pod = yaml.safe_load(docs[0]["data"]["deployment"])["spec"]["template"]["spec"]
+    assert pod["affinity"] == AFFINITY and pod["tolerations"] == [GPU]
+    assert pod["containers"] == [{"name": "istio-proxy", "args": ["proxy", "router"]}]
+    assert docs[0]["data"]["service"] == "spec:\n  type: ClusterIP\n"
+
+
+def test_without_the_annotation_nothing_changes():
+    before = manifests()
+    docs, placed = gp.place(manifests())
+    assert placed == [] and docs == before
+
+
+def test_a_gateway_naming_an_unplaced_configmap_is_an_error():
+    docs = manifests({"tolerations": [GPU]}, ref="some-other-configmap")
+    with pytest.raises(ValueError, match="names ConfigMap some-other-configmap"):
+        gp.place(docs)
+
+
+def test_tolerations_already_there_are_not_repeated():
+    overlay = gp.place_overlay("spec:\n  template:\n    spec:\n      tolerations:\n      - {key: dedicated, "
+                               "operator: Equal, value: gpu, effect: NoSchedule}\n", {"tolerations": [GPU]})
+    assert yaml.safe_load(overlay)["spec"]["template"]["spec"]["tolerations"] == [GPU]
+
+
+def test_runs_as_a_helm_post_renderer():
+    """stdin → stdout, as helm calls it; the output parses back to the placed manifests."""
+    text = yaml.safe_dump_all(manifests({"affinity": AFFINITY}))
+    proc = subprocess.run([sys.executable, str(SCRIPT)], input=text, capture_output=True, text=True, check=True)
+    docs = list(yaml.safe_load_all(proc.stdout))
+    assert yaml.safe_load(docs[0]["data"]["deployment"])["spec"]["template"]["spec"]["affinity"] == AFFINITY
+    bad = yaml.safe_dump_all(manifests({"affinity": AFFINITY}, ref="x"))
+    proc = subprocess.run([sys.executable, str(SCRIPT)], input=bad, capture_output=True, text=True, check=False)
+    assert proc.returncode != 0 and "gateway_placement: Gateway infra-m-inference-gateway names ConfigMap x" in proc.stderr
