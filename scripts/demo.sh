@@ -14,6 +14,18 @@ source .venv/bin/activate
 eval "$(lab/lab env)"
 export ANSIBLE_CONFIG="$ROOT/ansible.cfg"
 
+# The real llm-d charts as the internet side carries them: the project's copy beside the checkout,
+# or downloaded here with harbor_upload's charts_download step. site.yml's upload stage pushes them
+# into the lab registry (inventory/lab).
+charts="${AIPS_LAB_CHARTS_DIR:-$(dirname "$ROOT")/shared/upstream/charts}"
+if ! ls "$charts"/llm-d-modelservice-*.tgz >/dev/null 2>&1; then
+  echo "=== demo: download the pinned llm-d charts (charts_download) into build/charts"
+  charts="$ROOT/build/charts"
+  ansible-playbook -i inventory/lab playbooks/harbor_upload.yml \
+    -e "{\"harbor_upload_steps\": [\"charts_download\"], \"harbor_upload_chart_dir\": \"$charts\"}"
+fi
+export AIPS_LAB_CHARTS_DIR="$charts"
+
 echo "=== demo: publish sentence-transformers/all-MiniLM-L6-v2 to the lab registry"
 ansible-playbook -i inventory/lab playbooks/sync.yml
 
