@@ -13,11 +13,11 @@ short_description: List or remove the model cache directories on a node, never o
 version_added: 0.2.0
 author: ai_platform.serving contributors (@ai-platform)
 description:
-  - Runs on a cluster node. With O(state=list), describes every entry directly below O(root) (the allowed root of
+  - Runs on a cluster node. Without O(remove), describes every entry directly below O(root) (the allowed root of
     the hostPath model directories) with its size, file count, the digest, reference and pull time from the C(.pulled)
     marker, and whether it is an orphan (no PersistentVolume in O(volumes) and no claim in O(claims) refers to
     it), referenced, claimed, or skipped (a symlink or a file, never followed or removed).
-  - With O(state=absent), removes each directory of O(paths) that exists and that nothing in O(volumes) or
+  - With O(remove), removes each directory it names that exists and that nothing in O(volumes) or
     O(claims) refers to, and reports the bytes freed. Check mode reports what would be freed, with sizes.
   - A path is removed only when it is absolute, normalised (no C(..), C(.) or C(//)), strictly below O(root),
     no symlink, and resolves inside the resolved O(root). Any path breaking these rules fails the task before
@@ -29,13 +29,8 @@ options:
     description: The allowed root; only entries strictly below it are listed or removed.
     type: str
     required: true
-  state:
-    description: C(list) describes the entries, C(absent) removes O(paths).
-    type: str
-    default: list
-    choices: [list, absent]
-  paths:
-    description: Directories to remove with O(state=absent).
+  remove:
+    description: Directories to remove; when empty (the default), the entries below O(root) are listed instead.
     type: list
     elements: str
     default: []
@@ -79,8 +74,7 @@ EXAMPLES = r"""
 - name: Remove a removed model's directory
   ai_platform.serving.model_cache_dirs:
     root: /var/lib/hostpath/models
-    state: absent
-    paths: [/var/lib/hostpath/models/qwen3-8b]
+    remove: [/var/lib/hostpath/models/qwen3-8b]
     node: gpu-node-1
     volumes: "{{ cluster_pvs.resources }}"
 """
@@ -88,39 +82,39 @@ EXAMPLES = r"""
 RETURN = r"""
 dirs:
   description:
-    - With O(state=list), every entry below O(root) with C(path), C(slug), C(kind) (directory, symlink, file),
+    - Without O(remove), every entry below O(root) with C(path), C(slug), C(kind) (directory, symlink, file),
       C(bytes), C(disk_bytes), C(files), C(human_size), C(digest), C(reference), C(pulled_at), C(modified)
       (epoch seconds), C(status) (orphan, referenced, claimed, skipped) and C(reason).
-  returned: state=list
+  returned: without O(remove)
   type: list
   elements: dict
 orphans:
   description: The entries of RV(dirs) with status orphan.
-  returned: state=list
+  returned: without O(remove)
   type: list
   elements: dict
 orphan_bytes:
   description: Bytes held by the orphans.
-  returned: state=list
+  returned: without O(remove)
   type: int
 removed:
   description: Directories removed (or, in check mode, that would be), each described as in RV(dirs).
-  returned: state=absent
+  returned: with O(remove)
   type: list
   elements: dict
 kept:
   description: Requested directories kept because a PV or claim refers to them, with C(path) and C(reason).
-  returned: state=absent
+  returned: with O(remove)
   type: list
   elements: dict
 missing:
   description: Requested directories that do not exist.
-  returned: state=absent
+  returned: with O(remove)
   type: list
   elements: str
 freed_bytes:
   description: Bytes of the removed directories' files (would be freed in check mode).
-  returned: state=absent
+  returned: with O(remove)
   type: int
 refused:
   description: Paths refused by the allowed-root rules, with why.
@@ -139,8 +133,7 @@ from ansible_collections.ai_platform.serving.plugins.module_utils import model_c
 def argspec():
     return dict(
         root=dict(type="str", required=True),
-        state=dict(type="str", default="list", choices=["list", "absent"]),
-        paths=dict(type="list", elements="str", default=[]),
+        remove=dict(type="list", elements="str", default=[]),
         node=dict(type="str"),
         volumes=dict(type="list", elements="dict", default=[]),
         claims=dict(type="list", elements="dict", default=[]),
@@ -155,7 +148,7 @@ def list_dirs(module, root, refs):
 
 
 def remove_dirs(module, root, refs):
-    paths = [p.rstrip("/") for p in module.params["paths"]]
+    paths = [p.rstrip("/") for p in module.params["remove"]]
     refused = [problem for problem in (model_cache.resolved_problem(p, root) for p in paths) if problem]
     if refused:
         module.fail_json(msg="refused, nothing was removed: %s" % "; ".join(refused), refused=refused)
@@ -189,7 +182,7 @@ def main():
         module.fail_json(msg=problem)
     root = model_cache.normalised_root(params["root"])
     refs = model_cache.references(params["volumes"], params["claims"], params["node"])
-    if params["state"] == "list":
+    if not params["remove"]:
         list_dirs(module, root, refs)
     remove_dirs(module, root, refs)
 
