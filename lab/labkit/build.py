@@ -329,7 +329,7 @@ def build_infinity_standin_rootfs(versions, cache, log_dir):
     logfile = log_dir / "build-infinity-standin.log"
     log.info(f"{out.name}: building (log: {logfile})")
     pinned = [f"{p}={v}" for p, v in json.loads(stamp)["debian"].items()]
-    with open(logfile, "w") as fh:
+    with open(logfile, "w", encoding="utf-8") as fh:
         def run(args, **kwargs):
             subprocess.run(args, stdout=fh, stderr=subprocess.STDOUT, check=True, **kwargs)
 
@@ -387,7 +387,7 @@ def build_local_module(comp, cache, log_dir):
     binary.parent.mkdir(parents=True, exist_ok=True)
     logfile = log_dir / f"build-{comp.name}.log"
     log.info(f"{comp.key}: building (log: {logfile})")
-    with open(logfile, "w") as fh:
+    with open(logfile, "w", encoding="utf-8") as fh:
         subprocess.run(["go", "build", "-mod=readonly", "-ldflags", "-s -w", "-o", str(binary),
                         "."], cwd=comp.src, env=go_env(), stdout=fh, stderr=subprocess.STDOUT,
                        check=True)

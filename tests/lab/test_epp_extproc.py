@@ -7,6 +7,9 @@ pool's target port (header mutation and dynamic metadata); scaled to zero, with 
 503 answer. The decode pod is the lab's inference simulator stand-in (vLLM-style metrics).
 """
 
+# pytest fixtures are parameters named like the fixture functions
+# pylint: disable=redefined-outer-name
+
 import json
 import shutil
 import subprocess

@@ -9,6 +9,9 @@ compared with the golden ones sentence-transformers computed
 (tests/fixtures/minilm_golden_embeddings.json).
 """
 
+# pytest fixtures are parameters named like the fixture functions
+# pylint: disable=redefined-outer-name
+
 import importlib
 import importlib.util
 import json
@@ -21,7 +24,7 @@ import pytest
 from labctl import REPO_ROOT, pod
 
 GOLDEN_FILE = REPO_ROOT / "tests" / "fixtures" / "minilm_golden_embeddings.json"
-GOLDEN = json.loads(GOLDEN_FILE.read_text())
+GOLDEN = json.loads(GOLDEN_FILE.read_text(encoding="utf-8"))
 REPO_ID = GOLDEN["repo_id"]
 REPO_DIR = "models--" + REPO_ID.replace("/", "--")
 PORT = 8200
@@ -47,7 +50,7 @@ def pulled_claim(env, tmp_path_factory):
     """A claim holding the MiniLM hub cache, pulled by model_storage's Job from the registry."""
     fixtures = _model_storage_fixtures()  # puts labplay and hub_fixture on sys.path
     labplay, hub_fixture = (importlib.import_module(m) for m in ("labplay", "hub_fixture"))
-    lab = labplay.lab_env()
+    lab = dict(env)  # the variables `lab/lab env` exports, as labplay.lab_env() reads them
     tmp = tmp_path_factory.mktemp("infinity-standin")
     hub = str(tmp / "hub")
     hub_fixture.build_hub_cache(hub_fixture.minilm_dir(), hub, hub_fixture.MINILM_REPO,
@@ -135,7 +138,7 @@ def test_served_vectors_match_sentence_transformers(server):
 def test_served_model_reports_the_pulled_snapshot(server, pulled_claim):
     _namespace, _name, ip = server
     refs_main = Path(pulled_claim.claim_dir(), "hub", REPO_DIR, "refs", "main")
-    commit = refs_main.read_text().strip()
+    commit = refs_main.read_text(encoding="utf-8").strip()
     assert len(commit) == 40, commit
     models = _http(ip, "/v1/models")["data"]
     assert [m["id"] for m in models] == [REPO_ID]

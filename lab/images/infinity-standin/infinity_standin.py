@@ -113,7 +113,7 @@ def softmax(x):
     return e / e.sum(axis=-1, keepdims=True)
 
 
-class SentenceEmbedder:
+class SentenceEmbedder:  # pylint: disable=too-many-instance-attributes
     """BERT encoder + pooling + normalisation, as sentence-transformers' modules.json lists."""
 
     def __init__(self, snapshot: Path):
