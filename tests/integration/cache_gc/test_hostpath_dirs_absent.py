@@ -56,3 +56,17 @@ def test_absent_removes_this_nodes_directories_but_not_one_a_volume_uses(tmp_pat
 
     rc, out = run(tmp_path, models_dir, root, models, hostpath_dirs_state="absent", hostpath_dirs_volumes=[volume])
     assert rc == 0 and "changed=0" in out, out
+
+
+def test_absent_never_follows_a_symlinked_model_directory(tmp_path):
+    models_dir = make_models_tree(tmp_path, {"folders": {"embedder/A": ["gaie-a", "ms-a"]}})
+    root = str(tmp_path / "root")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "precious").write_text("keep me")
+    os.makedirs(root)
+    os.symlink(str(outside), os.path.join(root, "a"))
+    models = {"embedder": [{"name": "A", "enabled": True, "modelSource": source("node-1")}], "generative": []}
+    rc, out = run(tmp_path, models_dir, root, models, hostpath_dirs_state="absent")
+    assert rc != 0 and "is a symlink (never followed)" in out and "nothing was removed" in out, out
+    assert os.path.islink(os.path.join(root, "a")) and (outside / "precious").read_text() == "keep me"
