@@ -40,6 +40,8 @@ def case_settings(base, case):
     """The full settings of a case: base, overrides, models and its models tree."""
     settings = dict(BASE_SETTINGS)
     settings.update(case.get("settings") or {})
+    for key in [key for key, value in settings.items() if value is None]:
+        del settings[key]
     settings["models"] = case.get("models") or {}
     settings["models_dir"] = make_models_tree(base, case)
     return settings

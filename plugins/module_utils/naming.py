@@ -168,3 +168,51 @@ def name_limit_problems(names, keys=None):
             problems.append((key, "%s name '%s' has %d characters, over the limit of %d: %s"
                              % (what, name, len(name), limit, why)))
     return problems
+
+
+def slug_limit(keys, namespace=None, release_name=None):
+    """The longest slug whose derived names in ``keys`` all fit their Kubernetes limits.
+
+    Returns ``(limit, key)``: the binding limit (never above SLUG_MAX) and the name
+    key that binds it (None when the seed's SLUG_MAX binds). Names fixed by the
+    ``nameSpace``/``releaseName`` overrides do not depend on the slug and are skipped.
+    """
+    short = resource_names("a", namespace, release_name)
+    longer = resource_names("aa", namespace, release_name)
+    best, binding = SLUG_MAX, None
+    for key in keys:
+        if key == "epp_service" or len(longer[key]) == len(short[key]):
+            continue
+        fits = NAME_LIMITS[key][1] - (len(short[key]) - 1)
+        if fits < best:
+            best, binding = fits, key
+    return best, binding
+
+
+LABEL_NAME_MAX = 63
+LABEL_PREFIX_MAX = 253
+LABEL_NAME_RE = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+
+
+def label_key_problem(key):
+    """Why ``key`` is not a Kubernetes label key (``[prefix/]name``), or None."""
+    if not isinstance(key, str) or not key:
+        return "a label key must be a non-empty string"
+    prefix, sep, name = key.rpartition("/")
+    if sep and (not prefix or len(prefix) > LABEL_PREFIX_MAX or not DNS_SUBDOMAIN_RE.match(prefix)):
+        return "the label key's prefix '%s' must be a lowercase DNS subdomain of at most %d characters" % (
+            prefix, LABEL_PREFIX_MAX)
+    if len(name) > LABEL_NAME_MAX or not LABEL_NAME_RE.match(name):
+        return ("the label key's name '%s' must be at most %d characters of letters, digits, '-', '_' and '.', "
+                "starting and ending with a letter or digit" % (name, LABEL_NAME_MAX))
+    return None
+
+
+def label_value_problem(value):
+    """Why ``value`` is not a Kubernetes label value (empty, or a label name), or None."""
+    if not isinstance(value, str):
+        return "a label value must be a string"
+    if value and (len(value) > LABEL_NAME_MAX or not LABEL_NAME_RE.match(value)):
+        return ("a label value must be at most %d characters of letters, digits, '-', '_' and '.', "
+                "starting and ending with a letter or digit" % LABEL_NAME_MAX)
+    return None

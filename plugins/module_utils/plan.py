@@ -15,6 +15,7 @@ __metaclass__ = type
 
 import os
 import posixpath
+import re
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import model_source as src
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
@@ -27,6 +28,7 @@ MODEL_FIELDS = ("name", "enabled", "nodeSelector", "nameSpace", "releaseName", "
 SOURCE_FIELDS = ("harborRef", "modelUri", "storageSize", "storageClass", "hostpathNode", "hostpathDir")
 TOLERATION_OPERATORS = ("Equal", "Exists")
 TOLERATION_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+KUBECONFIG_CONTENT_RE = re.compile(r"(^|\s)(apiVersion|clusters|users|contexts|current-context)\s*:|^\s*[{\[]")
 
 DEFAULT_HOSTPATH_ROOT = "/var/lib/hostpath/models"
 DEFAULT_ORAS_VERSION = "v1.3.1"
@@ -79,6 +81,7 @@ def _check_settings(settings, problems):
                 problems.append(Problem(CLUSTER, _setting_field(key), None,
                                         "on-prem needs %s and it is not set" % key,
                                         "set %s (store secrets with Ansible Vault)" % _setting_field(key)))
+    _check_kubeconfig(settings.get("kubeconfig"), problems)
     toleration = settings.get("gpu_toleration")
     if toleration:
         _check_toleration(toleration, problems)
@@ -95,6 +98,23 @@ def _check_settings(settings, problems):
                                 "unknown model category",
                                 "list models under generative or embedder only"))
     return models
+
+
+def _check_kubeconfig(kubeconfig, problems):
+    """A path belongs here; a kubeconfig's contents (YAML with credentials) is refused, and never shown."""
+    if not kubeconfig:
+        return
+    field = _setting_field("kubeconfig")
+    if not isinstance(kubeconfig, str):
+        problems.append(Problem(CLUSTER, field, type(kubeconfig).__name__, "the kubeconfig must be a file path",
+                                "set %s to the path of the kubeconfig file" % field))
+        return
+    if "\n" in kubeconfig or KUBECONFIG_CONTENT_RE.search(kubeconfig):
+        problems.append(Problem(CLUSTER, field, "<%d characters of kubeconfig contents, not shown>" % len(kubeconfig),
+                                "this holds a kubeconfig's contents where its path belongs (the contents carry "
+                                "credentials and would be logged as a path)",
+                                "write the kubeconfig to a file readable only by you and set %s to its path "
+                                "(e.g. ~/.kube/rke2-cluster.yaml)" % field))
 
 
 def _check_toleration(toleration, problems):
@@ -117,6 +137,20 @@ def _check_toleration(toleration, problems):
     if operator == "Equal" and toleration.get("value") in (None, ""):
         problems.append(Problem(CLUSTER, field + ".value", None, "operator Equal needs a value",
                                 "set value to the taint's value, e.g. gpu, or use operator: Exists"))
+    if operator == "Exists" and toleration.get("value") not in (None, ""):
+        problems.append(Problem(CLUSTER, field + ".value", toleration.get("value"),
+                                "a toleration with operator Exists must have no value (Kubernetes rejects it)",
+                                "remove value to tolerate every value of the key, or use operator: Equal"))
+    key = toleration.get("key")
+    if key:
+        why = naming.label_key_problem(key)
+        if why:
+            problems.append(Problem(CLUSTER, field + ".key", key, why + " (taint keys are label keys)",
+                                    "set key to the taint's key as the node shows it, e.g. nvidia.com/gpu"))
+    if toleration.get("tolerationSeconds") is not None and toleration.get("effect") != "NoExecute":
+        problems.append(Problem(CLUSTER, field + ".tolerationSeconds", toleration.get("tolerationSeconds"),
+                                "tolerationSeconds applies only to effect NoExecute (Kubernetes rejects it otherwise)",
+                                "remove tolerationSeconds, or set effect: NoExecute"))
     effect = toleration.get("effect")
     if effect is not None and effect not in TOLERATION_EFFECTS:
         problems.append(Problem(CLUSTER, field + ".effect", effect, "unknown taint effect",
@@ -180,6 +214,8 @@ class _ModelChecker(object):
         slug = self._slug(model_dir)
         if slug is None:
             return None
+        if not self._slug_fits(slug, namespace, release):
+            return None
         names = naming.resource_names(slug, namespace, release)
         self._check_name_limits(names)
         storage = self._storage(slug, names)
@@ -197,6 +233,15 @@ class _ModelChecker(object):
             if not isinstance(key, str) or not key or not isinstance(value, str):
                 self.fail("nodeSelector.%s" % key, value, "node labels and values must be strings",
                           "quote the value, e.g. workload: \"gpu\"")
+                continue
+            why = naming.label_key_problem(key)
+            if why:
+                self.fail("nodeSelector", key, why, "use the node label's key as `kubectl get node --show-labels` "
+                          "prints it, e.g. nodegroup or node.kubernetes.io/instance-type")
+            why = naming.label_value_problem(value)
+            if why:
+                self.fail("nodeSelector.%s" % key, value, why, "use the node label's value as `kubectl get node "
+                          "--show-labels` prints it, e.g. gpu-pool")
         return selector
 
     def _optional_name(self, field, pattern, limit, what):
@@ -221,10 +266,11 @@ class _ModelChecker(object):
                       "keep exactly one gaie-<slug>/ and one ms-<slug>/ folder with the same slug")
         if slug is None:
             return None
-        why = naming.slug_problem(slug)
+        # the length is checked once, against every derived name, by _slug_fits
+        why = naming.slug_problem(slug[:naming.SLUG_MAX])
         if why:
             self.fail("slug", slug, why, "rename gaie-%s/ and ms-%s/ to a slug of lowercase letters, digits "
-                      "and '-', at most %d characters" % (slug, slug, naming.SLUG_MAX))
+                      "and '-'" % (slug, slug))
             return None
         for prefix in (naming.GAIE_PREFIX, naming.MS_PREFIX):
             values = os.path.join(model_dir, prefix + slug, "values.yaml")
@@ -233,12 +279,37 @@ class _ModelChecker(object):
                           "create %s (it may hold only {})" % values)
         return slug
 
-    def _check_name_limits(self, names):
+    def _limited_keys(self):
         keys = ["namespace", "infra_release", "gaie_release", "ms_release", "gateway",
                 "gateway_service", "gateway_defaults"]
         keys.append("httproute" if self.category == "generative" else "embeddings_service")
         if self.entry.get("modelSource"):
             keys.extend(["pvc", "pv", "pull_job"])
+        return keys
+
+    def _slug_fits(self, slug, namespace, release):
+        """One message with the real slug limit: the seed's 47, or less where a derived name binds."""
+        limit, key = naming.slug_limit(self._limited_keys(), namespace, release)
+        if len(slug) <= limit:
+            return True
+        if key is None:
+            why = "the slug has %d characters, at most %d are allowed" % (len(slug), limit)
+        else:
+            what, name_limit, reason = naming.NAME_LIMITS[key]
+            example = naming.resource_names(slug, namespace, release)[key]
+            why = ("the slug has %d characters, at most %d are allowed for this model: the %s name '%s' "
+                   "would have %d characters, over the limit of %d (%s)"
+                   % (len(slug), limit, what, example, len(example), name_limit, reason))
+        fix = "rename gaie-%s/ and ms-%s/ to a slug of at most %d characters" % (slug, slug, limit)
+        if key in ("infra_release", "gateway"):
+            fix += ", or set releaseName (the Gateway is named after it)"
+        elif key == "namespace":
+            fix += ", or set nameSpace"
+        self.fail("slug", slug, why, fix)
+        return False
+
+    def _check_name_limits(self, names):
+        keys = self._limited_keys()
         for key, message in naming.name_limit_problems(names, keys):
             field = {"namespace": "nameSpace", "infra_release": "releaseName", "gateway": "releaseName"}.get(key, "slug")
             if field != "slug" and not self.entry.get(field):
@@ -290,7 +361,7 @@ class _ModelChecker(object):
                            "write host/project/name:tag or host/project/name@sha256:<64 hex digits>")
         model_uri = self._parsed(source, "modelUri", src.parse_model_uri,
                                  "write hub/<org>/<name>, e.g. hub/Qwen/Qwen3-0.6B")
-        size_bytes = self._parsed(source, "storageSize", src.parse_quantity,
+        size_bytes = self._parsed(source, "storageSize", _storage_quantity,
                                   "write a Kubernetes quantity with a binary suffix, e.g. 40Gi")
         harbor_host = settings.get("harbor_hostname")
         if oci and harbor_host and oci["registry"] != harbor_host:
@@ -314,6 +385,11 @@ class _ModelChecker(object):
             if not isinstance(node, str) or not node:
                 self.fail("modelSource.hostpathNode", node, "on-prem needs the node that holds the hostPath directory",
                           "set hostpathNode to the node's kubernetes.io/hostname label")
+            elif naming.label_value_problem(node):
+                self.fail("modelSource.hostpathNode", node, "hostpathNode is matched against the node's "
+                          "kubernetes.io/hostname label: " + naming.label_value_problem(node),
+                          "set hostpathNode to the value of the node's kubernetes.io/hostname label "
+                          "(kubectl get nodes -L kubernetes.io/hostname)")
             hostpath_dir = self._hostpath_dir(slug, hostpath_dir)
         else:
             for field, value in (("hostpathNode", node), ("hostpathDir", hostpath_dir)):
@@ -363,7 +439,15 @@ class _ModelChecker(object):
                       "hostpathDir must be an absolute, normalised directory path other than /",
                       "write e.g. %s/%s" % (DEFAULT_HOSTPATH_ROOT, slug))
             return None
-        return hostpath_dir.rstrip("/")
+        hostpath_dir = hostpath_dir.rstrip("/")
+        root = (self.settings.get("hostpath_root") or DEFAULT_HOSTPATH_ROOT).rstrip("/") or "/"
+        if not hostpath_dir.startswith(root.rstrip("/") + "/"):
+            self.fail("modelSource.hostpathDir", hostpath_dir,
+                      "hostpathDir must be a directory below the allowed root %s (hostpath_dirs refuses other "
+                      "paths, and a PV must never expose a node path outside it)" % root,
+                      "write %s/%s, or move the allowed root with %s" % (root, slug, _setting_field("hostpath_root")))
+            return None
+        return hostpath_dir
 
     def _oras_image(self):
         settings = self.settings
@@ -401,6 +485,18 @@ class _ModelChecker(object):
             "storage": storage,
             "model_artifacts_uri": storage.get("model_artifacts_uri"),
         }
+
+
+def _storage_quantity(value):
+    """parse_quantity, refusing a bare number: ``storageSize: 40`` would be 40 bytes, never what was meant."""
+    size = src.parse_quantity(value)
+    if isinstance(value, int) or str(value).isdigit():
+        raise ValueError("a bare number has no unit, so Kubernetes would read it as %s byte%s"
+                         % (value, "" if size == 1 else "s"))
+    if size < 1024 ** 2:
+        raise ValueError("%s is %d bytes, less than 1Mi: too small for model weights (check the unit: "
+                         "Mi, Gi or Ti)" % (value, size))
+    return size
 
 
 def node_affinity(node_selector):

@@ -50,6 +50,8 @@ def test_rule_message_through_ansible_playbook(tmp_path, case):
     else:
         assert rc == 0, output
     assert "not-a-real-token" not in output
+    for secret in case.get("never_shown") or []:
+        assert secret not in output
 
 
 def plan_of(tmp_path, inventory, env_token="example-token"):

@@ -88,3 +88,39 @@ def test_epp_service_follows_the_chart_truncation():
     release = naming.gaie_release_name("a" * 47)
     assert naming.epp_service_name(release) == release[:40] + "-epp"
     assert len(naming.epp_service_name(release)) == 44
+
+
+ALL_KEYS = ["namespace", "infra_release", "gaie_release", "ms_release", "gateway", "gateway_service",
+            "gateway_defaults", "httproute", "pvc", "pv", "pull_job"]
+
+
+@pytest.mark.parametrize("namespace, release, limit, key", [
+    (None, None, 39, "gateway"),
+    (None, "infra-m", 47, None),
+    ("llm-d-m", "infra-m", 47, None),
+])
+def test_slug_limit_is_the_binding_derived_name(namespace, release, limit, key):
+    assert naming.slug_limit(ALL_KEYS, namespace, release) == (limit, key)
+    names = naming.resource_names("a" * limit, namespace, release)
+    assert naming.name_limit_problems(names, ALL_KEYS) == []
+
+
+@pytest.mark.parametrize("key", ["nodegroup", "kubernetes.io/hostname", "nvidia.com/gpu.present", "A_b.c-1"])
+def test_valid_label_keys(key):
+    assert naming.label_key_problem(key) is None
+
+
+@pytest.mark.parametrize("key, why", [
+    ("", "non-empty"), ("gpu pool", "name 'gpu pool'"), ("/gpu", "prefix ''"), ("Example.com/gpu", "prefix"),
+    ("a/" + "n" * 64, "at most 63"), ("-gpu", "starting and ending"), (7, "non-empty string"),
+])
+def test_invalid_label_keys(key, why):
+    assert why in naming.label_key_problem(key)
+
+
+@pytest.mark.parametrize("value, ok", [
+    ("", True), ("gpu-pool", True), ("A.b_c", True), ("g" * 63, True), ("g" * 64, False), ("a b", False),
+    ("-a", False), ("a/b", False), (1, False),
+])
+def test_label_values(value, ok):
+    assert (naming.label_value_problem(value) is None) is ok

@@ -24,6 +24,9 @@ def test_case_reports_exactly_the_expected_problems(tmp_path, case):
         assert format_problems(problems).startswith("The model plan has %d problem" % len(errors))
     elif "records" in case:
         assert len(records) == case["records"]
+    shown = format_problems(problems) + "".join(str(p) for p in problems)
+    for secret in case.get("never_shown") or []:
+        assert secret not in shown
 
 
 def test_every_problem_names_a_fix(tmp_path):
