@@ -49,7 +49,7 @@ import json
 
 from ansible.module_utils.six import string_types
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import naming, pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils import naming, pull_job, values_policy
 
 MODEL_ROLES = ("decode", "prefill")
 OFFLINE_ENV = {"name": "HF_HUB_OFFLINE", "value": "1"}
@@ -430,5 +430,6 @@ def stack_spec(record, gaie_file, ms_file, settings=None):
         "stale": [{"apiVersion": api, "kind": kind, "metadata": {"name": name, "namespace": namespace}}
                   for api, kind, name in stale],
         "problems": (modelservice_problems(record, ms_file) + pool_selection_problems(record, gaie, ms)
-                     + air_gap_problems(record, releases, settings)),
+                     + air_gap_problems(record, releases, settings)
+                     + values_policy.policy_problems(record, {"gaie": gaie_file, "ms": ms_file}, settings)),
     }

@@ -1,0 +1,178 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The values policy: what a model's values files may not ask for.
+
+A values file is merged into the chart values as written, so without a policy a model folder
+could run its pods privileged, in the node's namespaces, on a node directory, with added
+capabilities, or with a writable model mount. ``policy_problems`` walks every values file of
+one model (and the site's llm-d-infra values) and reports each such key with the model, the
+file, the key and the fix, before anything changes on the cluster.
+
+Rules (ids as the allow-list names them):
+
+- ``privileged``: ``privileged: true`` anywhere.
+- ``privilege-escalation``: ``allowPrivilegeEscalation: true`` anywhere.
+- ``host-namespaces``: ``hostNetwork``, ``hostPID`` or ``hostIPC`` true.
+- ``host-ports``: a ``hostPort`` other than 0.
+- ``host-path``: a ``hostPath`` volume source.
+- ``added-capabilities``: a non-empty ``capabilities.add``.
+- ``writable-model-mount``: ``modelArtifacts.readOnly: false`` on a model the plan does not serve
+  from its claim (for one it does, the plan owns the key and ``stack_values`` reports it), or a
+  ``persistentVolumeClaim`` volume of the model's claim that is not ``readOnly: true``.
+
+Exceptions are explicit: ``serving_stack_values_policy_allow`` (the ``values_policy_allow``
+setting) is a list of ``{model, rule, key, reason}``; ``model`` is a slug, a model name or
+``*``, ``key`` (optional) the exact key path as the message prints it, ``reason`` is required.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+RULES = {
+    "privileged": "a privileged container has every capability of the node's root",
+    "privilege-escalation": "allowPrivilegeEscalation lets a process gain more privileges than its parent",
+    "host-namespaces": "a pod in the node's network, PID or IPC namespace sees and reaches the node's processes",
+    "host-ports": "a hostPort binds a port on the node itself",
+    "host-path": "a hostPath volume exposes a node directory to the pod",
+    "added-capabilities": "added Linux capabilities widen what the container may do to the node",
+    "writable-model-mount": "serving pods must never write the model's weights",
+}
+HOST_NAMESPACE_KEYS = ("hostNetwork", "hostPID", "hostIPC")
+ALLOW_FIELDS = ("model", "rule", "key", "reason")
+ALLOW_VARIABLE = "serving_stack_values_policy_allow"
+INFRA_VALUES = "serving_stack_infra_values"
+
+
+def _join(path, key):
+    return "%s.%s" % (path, key) if path else str(key)
+
+
+def _walk(node, path=""):
+    """Yield ``(path, mapping)`` for every mapping in a values tree."""
+    if isinstance(node, dict):
+        yield path, node
+        for key, value in node.items():
+            for found in _walk(value, _join(path, key)):
+                yield found
+    elif isinstance(node, list):
+        for position, value in enumerate(node):
+            for found in _walk(value, "%s[%d]" % (path, position)):
+                yield found
+
+
+def _model_claims(record):
+    storage = record.get("storage") or {}
+    return set(name for name in (storage.get("pvc"), storage.get("claim")) if name)
+
+
+def _serves_from_claim(record):
+    return str(record.get("model_artifacts_uri") or "").startswith("pvc")
+
+
+def findings(record, values, chart=None):
+    """``(rule, key path, value)`` for every key of ``values`` the policy rejects."""
+    found = []
+    claims = _model_claims(record)
+    for path, mapping in _walk(values or {}):
+        for key, value in mapping.items():
+            here = _join(path, key)
+            if key == "privileged" and value is True:
+                found.append(("privileged", here, value))
+            elif key == "allowPrivilegeEscalation" and value is True:
+                found.append(("privilege-escalation", here, value))
+            elif key in HOST_NAMESPACE_KEYS and value is True:
+                found.append(("host-namespaces", here, value))
+            elif key == "hostPort" and value not in (None, 0, "0", ""):
+                found.append(("host-ports", here, value))
+            elif key == "hostPath" and value not in (None, {}, ""):
+                found.append(("host-path", here, value))
+            elif key == "capabilities" and isinstance(value, dict) and value.get("add"):
+                found.append(("added-capabilities", _join(here, "add"), value["add"]))
+            elif key == "persistentVolumeClaim" and isinstance(value, dict) \
+                    and value.get("claimName") in claims and value.get("readOnly") is not True:
+                found.append(("writable-model-mount", here, value))
+    artifacts = (values or {}).get("modelArtifacts") if isinstance(values, dict) else None
+    if chart == "ms" and isinstance(artifacts, dict) and artifacts.get("readOnly") is False \
+            and not _serves_from_claim(record):
+        found.append(("writable-model-mount", "modelArtifacts.readOnly", False))
+    return found
+
+
+def allow_problems(allow):
+    """Problems with the allow-list itself; an entry the policy cannot read excuses nothing."""
+    problems = []
+    if allow in (None, ""):
+        return problems
+    if not isinstance(allow, list):
+        return ["%s must be a list of {model, rule, key, reason}, got %s. Fix: write it as a YAML list."
+                % (ALLOW_VARIABLE, type(allow).__name__)]
+    for position, entry in enumerate(allow):
+        where = "%s[%d]" % (ALLOW_VARIABLE, position)
+        if not isinstance(entry, dict):
+            problems.append("%s is not a mapping. Fix: write {model: <slug>, rule: <rule>, key: <key>, "
+                            "reason: <why>}." % where)
+            continue
+        unknown = sorted(set(entry) - set(ALLOW_FIELDS), key=str)
+        if unknown:
+            problems.append("%s has unknown fields %s. Fix: use only %s." % (where, unknown, ", ".join(ALLOW_FIELDS)))
+        if entry.get("rule") not in RULES:
+            problems.append("%s: rule %r is not a policy rule. Fix: use one of %s."
+                            % (where, entry.get("rule"), ", ".join(sorted(RULES))))
+        if not entry.get("model"):
+            problems.append("%s has no model. Fix: name the model's slug (or * for every model)." % where)
+        if not str(entry.get("reason") or "").strip():
+            problems.append("%s has no reason. Fix: say why the site needs the exception (it is the only "
+                            "record of it)." % where)
+    return problems
+
+
+def _usable(allow):
+    if not isinstance(allow, list) or allow_problems(allow):
+        return []
+    return allow
+
+
+def allowed(record, rule, key, allow):
+    """True when an allow-list entry excuses ``rule`` at ``key`` for this model."""
+    for entry in _usable(allow):
+        if entry["model"] not in ("*", record.get("slug"), record.get("name")):
+            continue
+        if entry["rule"] != rule:
+            continue
+        if entry.get("key") in (None, "", key):
+            return True
+    return False
+
+
+def _shown(value):
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def policy_problems(record, files, settings=None):
+    """One message per rejected key of the model's values ``files`` ({chart: values}).
+
+    ``files`` maps ``gaie``/``ms`` to the parsed values files; the site's llm-d-infra values
+    (``infra_values`` in ``settings``) are checked too. The messages name the model, the file,
+    the key and the fix.
+    """
+    settings = settings or {}
+    allow = settings.get("values_policy_allow")
+    problems = allow_problems(allow)
+    paths = record.get("values_files") or {}
+    sources = [(chart, paths.get(chart) or "%s-%s/values.yaml" % (chart, record.get("slug")), files.get(chart))
+               for chart in ("gaie", "ms")]
+    sources.append(("infra", INFRA_VALUES, settings.get("infra_values")))
+    for chart, where, values in sources:
+        for rule, key, value in findings(record, values, chart):
+            if allowed(record, rule, key, allow):
+                continue
+            problems.append(
+                "%s: %s: %s = %s is refused by the values policy (%s: %s). Fix: remove it, or allow it for this "
+                "model in %s with {model: %s, rule: %s, key: %s, reason: <why>}."
+                % (record.get("name"), where, key, _shown(value), rule, RULES[rule], ALLOW_VARIABLE,
+                   record.get("slug"), rule, key))
+    return problems
