@@ -54,6 +54,8 @@ def rendered(request, tmp_path_factory):
     out = str(tmp_path_factory.mktemp("render-" + inventory))
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
                AIPS_HARBOR_TOKEN="render-test-token", AIPS_LAB_HARBOR_TOKEN="render-test-token")
+    # inventory/lab reads its kubeconfig path from the environment; rendering never opens it
+    env.setdefault("KUBECONFIG", os.path.join(out, "no-cluster.kubeconfig"))
     helm = helm_binary()
     proc = subprocess.run(
         ["ansible-playbook", "-i", os.path.join(ROOT, "inventory", inventory),
