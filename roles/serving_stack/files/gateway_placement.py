@@ -1,4 +1,7 @@
-#!/usr/bin/env python3
+#!/bin/sh
+# pylint: disable=pointless-string-statement
+# sh runs the next line (Ansible's Python from AIPS_PYTHON, else python3); Python sees a string.
+''''exec "${AIPS_PYTHON:-python3}" "$0" "$@" # '''
 # Copyright: (c) 2026, ai_platform.serving contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Helm post-renderer of the llm-d-infra release: place the Istio gateway pod with its model.
@@ -14,20 +17,18 @@ gateway pod lands on the model's nodes with the GPU toleration. Manifests withou
 annotation pass through unchanged.
 
 stdin: the rendered manifests; stdout: the same manifests, the ConfigMap completed.
-Needs PyYAML; when the ``python3`` on PATH lacks it, AIPS_PYTHON names the interpreter to use.
+Needs PyYAML: helm runs it through sh, which starts AIPS_PYTHON (serving_stack sets it to
+Ansible's Python), else the ``python3`` on PATH.
 """
 
 import json
-import os
 import sys
 
 try:
     import yaml
-except ImportError:  # pragma: no cover - depends on the interpreter helm found
-    PYTHON = os.environ.get("AIPS_PYTHON")
-    if PYTHON and os.path.realpath(PYTHON) != os.path.realpath(sys.executable):
-        os.execv(PYTHON, [PYTHON, os.path.abspath(__file__)])
-    sys.exit("gateway_placement: PyYAML is missing; set AIPS_PYTHON to a Python that has it (Ansible's).")
+except ImportError:  # pragma: no cover - depends on the interpreter sh found
+    sys.exit("gateway_placement: PyYAML is missing in %s; set AIPS_PYTHON to a Python that has it (Ansible's)."
+             % sys.executable)
 
 ANNOTATION = "ai-platform.serving/gateway-placement"
 

@@ -2,6 +2,7 @@
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -69,7 +70,9 @@ def test_tolerations_already_there_are_not_repeated():
 def test_runs_as_a_helm_post_renderer():
     """stdin → stdout, as helm calls it; the output parses back to the placed manifests."""
     text = yaml.safe_dump_all(manifests({"affinity": AFFINITY}))
-    proc = subprocess.run([sys.executable, str(SCRIPT)], input=text, capture_output=True, text=True, check=True)
+    # helm executes the file itself: sh starts AIPS_PYTHON on it
+    env = dict(os.environ, AIPS_PYTHON=sys.executable)
+    proc = subprocess.run([str(SCRIPT)], input=text, capture_output=True, text=True, check=True, env=env)
     docs = list(yaml.safe_load_all(proc.stdout))
     assert yaml.safe_load(docs[0]["data"]["deployment"])["spec"]["template"]["spec"]["affinity"] == AFFINITY
     bad = yaml.safe_dump_all(manifests({"affinity": AFFINITY}, ref="x"))
