@@ -57,6 +57,7 @@ stage_cluster() {
   python -m pytest -q -n 2 tests/integration/model_storage
   python -m pytest -q -n 2 --dist loadgroup tests/integration/serving_stack
   python -m pytest -q -n 2 tests/integration/cache_gc
+  python -m pytest -q -n 2 tests/integration/hardening
 }
 
 # The molecule scenarios (molecule/README.md) on the lab: KUBECONFIG from `lab env` makes the

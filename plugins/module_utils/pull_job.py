@@ -23,6 +23,8 @@ import copy
 import hashlib
 import json
 
+from ansible_collections.ai_platform.serving.plugins.module_utils import pod_security
+
 GROUP = "ai-platform.serving"
 LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
 LABEL_COMPONENT = "app.kubernetes.io/component"
@@ -38,14 +40,22 @@ ANNOTATED_KEYS = ("digest", "reference", "size", "files", "pulled_at", "architec
 METADATA_KEYS = ("architectures", "model_type", "torch_dtype", "transformers_version")
 
 CONTAINER = "oras-pull"
-DOCKER_CONFIG_DIR = "/root/.docker"
+# The registry config (harbor-creds' .dockerconfigjson) lives off /root: the Job runs as a non-root
+# uid, and both DOCKER_CONFIG and oras --registry-config point here.
+DOCKER_CONFIG_DIR = "/etc/aips/registry"
+# The only writable path besides the claim (the root filesystem is read-only): HOME and TMPDIR.
+SCRATCH_DIR = "/tmp"
+SCRATCH_SIZE = "64Mi"
+# A pull that runs longer than this is killed (a hung oras must not hold the claim forever).
+DEFAULT_DEADLINE_SECONDS = 14400
 BACKOFF_LIMIT = 3
 TTL_SECONDS = 86400
 PERMANENT_EXIT_CODE = 42
 ACCESS_RWO = "ReadWriteOnce"
 SINGLE_NODE_MODES = ("ReadWriteOnce", "ReadWriteOncePod")
 
-DEFAULT_RESOURCES = {"requests": {"cpu": "250m", "memory": "256Mi"}, "limits": {"memory": "1Gi"}}
+DEFAULT_RESOURCES = {"requests": {"cpu": "250m", "memory": "256Mi", "ephemeral-storage": "16Mi"},
+                     "limits": {"cpu": "2", "memory": "1Gi", "ephemeral-storage": "256Mi"}}
 
 # The pull script. Inputs come from the environment (see job_manifest). It exits
 # PERMANENT_EXIT_CODE on errors a retry cannot fix (credentials, missing artifact,
@@ -64,6 +74,7 @@ fail() {
   exit "$code"
 }
 run_oras() {
+  if [ -n "${AIPS_REGISTRY_CONFIG:-}" ]; then set -- "$@" --registry-config "$AIPS_REGISTRY_CONFIG"; fi
   if oras "$@" 2>"$ERR"; then return 0; fi
   cat "$ERR" >&2
   why=$(tail -n 3 "$ERR" | tr '\n' ' ')
@@ -85,6 +96,9 @@ if [ -f "$MARKER" ] && grep -qx "digest=$WANT" "$MARKER" && [ -d "$HUB" ]; then
 fi
 if [ -f "$MARKER" ]; then
   log "marker holds $(grep '^digest=' "$MARKER" || echo 'no digest'), want $WANT: pulling afresh"
+fi
+if [ ! -w "$CACHE" ]; then
+  fail 42 "the claim's directory is not writable by uid $(id -u) (the pull runs as non-root): give it to that uid (hostpath_dirs does, or chown -R $(id -u):$(id -g) on the node)"
 fi
 rm -rf "$STAGE" "$OLD"
 mkdir -p "$STAGE/hub"
@@ -252,8 +266,15 @@ def job_affinity(record, follow_model_affinity=True):
 
 
 def job_manifest(record, digest, expected_size=0, concurrency=4, verify=True, resources=None,
-                 follow_model_affinity=True, image_pull_policy="IfNotPresent"):
-    """The pull Job for ``record``, pinned to the manifest ``digest``; annotated with its spec hash."""
+                 follow_model_affinity=True, image_pull_policy="IfNotPresent", uid=pod_security.DEFAULT_UID,
+                 active_deadline_seconds=DEFAULT_DEADLINE_SECONDS):
+    """The pull Job for ``record``, pinned to the manifest ``digest``; annotated with its spec hash.
+
+    Its pod passes Pod Security "restricted": it runs as ``uid`` (group and fsGroup too), drops
+    every capability, uses RuntimeDefault seccomp and a read-only root filesystem; it writes only
+    the claim and an emptyDir at /tmp. CPU, memory and ephemeral storage are limited, and the Job
+    is killed after ``active_deadline_seconds``.
+    """
     storage = _storage(record)
     if not digest or not str(digest).startswith("sha256:"):
         raise StorageError("%s: the pull Job needs the artifact's manifest digest (sha256:...), got %r"
@@ -268,10 +289,16 @@ def job_manifest(record, digest, expected_size=0, concurrency=4, verify=True, re
         {"name": "AIPS_EXPECTED_SIZE", "value": str(int(expected_size or 0))},
         {"name": "AIPS_CONCURRENCY", "value": str(int(concurrency))},
         {"name": "AIPS_VERIFY", "value": "1" if verify else "0"},
+        {"name": "HOME", "value": SCRATCH_DIR},
+        {"name": "TMPDIR", "value": SCRATCH_DIR},
     ]
-    mounts = [{"name": "model-cache", "mountPath": storage["mount_path"]}]
-    volumes = [{"name": "model-cache", "persistentVolumeClaim": {"claimName": storage["pvc"]}}]
+    mounts = [{"name": "model-cache", "mountPath": storage["mount_path"]},
+              {"name": "scratch", "mountPath": SCRATCH_DIR}]
+    volumes = [{"name": "model-cache", "persistentVolumeClaim": {"claimName": storage["pvc"]}},
+               {"name": "scratch", "emptyDir": {"sizeLimit": SCRATCH_SIZE}}]
     if secret:
+        env.append({"name": "DOCKER_CONFIG", "value": DOCKER_CONFIG_DIR})
+        env.append({"name": "AIPS_REGISTRY_CONFIG", "value": DOCKER_CONFIG_DIR + "/config.json"})
         mounts.append({"name": "docker-config", "mountPath": DOCKER_CONFIG_DIR, "readOnly": True})
         volumes.append({"name": "docker-config", "secret": {
             "secretName": secret, "items": [{"key": ".dockerconfigjson", "path": "config.json"}]}})
@@ -282,8 +309,8 @@ def job_manifest(record, digest, expected_size=0, concurrency=4, verify=True, re
         "command": ["/bin/sh", "-c", PULL_SCRIPT],
         "workingDir": storage["working_dir"],
         "env": env,
-        "resources": copy.deepcopy(resources if resources is not None else DEFAULT_RESOURCES),
-        "securityContext": {"allowPrivilegeEscalation": False},
+        "resources": pod_security.with_limits(resources, DEFAULT_RESOURCES),
+        "securityContext": pod_security.container_security_context(),
         "terminationMessagePath": "/dev/termination-log",
         "terminationMessagePolicy": "File",
         "volumeMounts": mounts,
@@ -291,6 +318,7 @@ def job_manifest(record, digest, expected_size=0, concurrency=4, verify=True, re
     pod_spec = {
         "restartPolicy": "Never",
         "automountServiceAccountToken": False,
+        "securityContext": pod_security.pod_security_context(uid),
         "containers": [container],
         "volumes": volumes,
     }
@@ -304,6 +332,7 @@ def job_manifest(record, digest, expected_size=0, concurrency=4, verify=True, re
     spec = {
         "backoffLimit": BACKOFF_LIMIT,
         "ttlSecondsAfterFinished": TTL_SECONDS,
+        "activeDeadlineSeconds": int(active_deadline_seconds),
         "podFailurePolicy": {"rules": [{"action": "FailJob", "onExitCodes": {
             "containerName": CONTAINER, "operator": "In", "values": [PERMANENT_EXIT_CODE]}}]},
         "template": {"metadata": {"labels": labels(record)}, "spec": pod_spec},
@@ -320,6 +349,77 @@ def job_manifest(record, digest, expected_size=0, concurrency=4, verify=True, re
         },
         "spec": spec,
     }
+
+
+CLEAR_CONTAINER = "clear"
+CLEAR_SCRIPT = ("rm -rf /model-cache/hub /model-cache/.pulled /model-cache/.pulled.tmp /model-cache/.pull-* "
+                "&& ls -A /model-cache")
+CLEAR_RESOURCES = {"requests": {"cpu": "50m", "memory": "32Mi", "ephemeral-storage": "1Mi"},
+                   "limits": {"cpu": "500m", "memory": "64Mi", "ephemeral-storage": "16Mi"}}
+
+
+def clear_job_name(record):
+    """``<slug>-model-clear``, beside the pull Job ``<slug>-model-pull``."""
+    name = _storage(record)["pull_job"]
+    return (name[:-len("-pull")] if name.endswith("-pull") else name) + "-clear"
+
+
+def clear_job_manifest(record, uid=pod_security.DEFAULT_UID, active_deadline_seconds=600):
+    """The Job that empties the model's claim (the ORAS image's shell), restricted like the pull Job."""
+    storage = _storage(record)
+    secret = (record.get("names") or {}).get("harbor_pull_secret")
+    pod_spec = {
+        "restartPolicy": "Never",
+        "automountServiceAccountToken": False,
+        "securityContext": pod_security.pod_security_context(uid),
+        "containers": [{
+            "name": CLEAR_CONTAINER,
+            "image": storage["oras_image"],
+            "command": ["/bin/sh", "-c", CLEAR_SCRIPT],
+            "resources": copy.deepcopy(CLEAR_RESOURCES),
+            "securityContext": pod_security.container_security_context(),
+            "volumeMounts": [{"name": "model-cache", "mountPath": storage["mount_path"]}],
+        }],
+        "volumes": [{"name": "model-cache", "persistentVolumeClaim": {"claimName": storage["pvc"]}}],
+    }
+    affinity = job_affinity(record, follow_model_affinity=False)
+    if affinity:
+        pod_spec["affinity"] = affinity
+    if record.get("tolerations"):
+        pod_spec["tolerations"] = copy.deepcopy(record["tolerations"])
+    if secret:
+        pod_spec["imagePullSecrets"] = [{"name": secret}]
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": clear_job_name(record), "namespace": record["namespace"], "labels": labels(record)},
+        "spec": {
+            "backoffLimit": 1,
+            "ttlSecondsAfterFinished": 600,
+            "activeDeadlineSeconds": int(active_deadline_seconds),
+            "template": {"metadata": {"labels": labels(record)}, "spec": pod_spec},
+        },
+    }
+
+
+def claim_users(objects, claim, skip_jobs=()):
+    """``namespace/name`` of the pods (running or pending) or workloads (a pod template) that mount ``claim``.
+
+    Pods of the Jobs named in ``skip_jobs`` (the collection's own) are left out.
+    """
+    users = []
+    for obj in objects or []:
+        meta = obj.get("metadata") or {}
+        phase = (obj.get("status") or {}).get("phase")
+        if obj.get("kind", "Pod") == "Pod" and phase in ("Succeeded", "Failed"):
+            continue
+        if (meta.get("labels") or {}).get("job-name") in skip_jobs:
+            continue
+        spec = obj.get("spec") or {}
+        volumes = ((spec.get("template") or {}).get("spec") or spec).get("volumes") or []
+        if any((v.get("persistentVolumeClaim") or {}).get("claimName") == claim for v in volumes):
+            users.append("%s/%s" % (meta.get("namespace"), meta.get("name")))
+    return sorted(users)
 
 
 def spec_hash(spec):

@@ -75,6 +75,17 @@ options:
     type: str
     default: IfNotPresent
     choices: [Always, IfNotPresent, Never]
+  run_as_user:
+    description:
+      - Non-root uid (and gid and fsGroup) the pull pod runs as. The pod passes Pod Security C(restricted)
+        (every capability dropped, RuntimeDefault seccomp, read-only root filesystem, the registry config
+        at C(/etc/aips/registry)); a hostPath directory must be writable by this uid (hostpath_dirs does it).
+    type: int
+    default: 65532
+  active_deadline_seconds:
+    description: Seconds after which Kubernetes kills the pull Job, so a hung pull never holds the claim forever.
+    type: int
+    default: 14400
 requirements:
   - kubernetes >= 24.2.0
 attributes:
@@ -140,6 +151,8 @@ def argspec():
         resources=dict(type="dict"),
         follow_model_affinity=dict(type="bool", default=True),
         image_pull_policy=dict(type="str", default="IfNotPresent", choices=["Always", "IfNotPresent", "Never"]),
+        run_as_user=dict(type="int", default=65532),
+        active_deadline_seconds=dict(type="int", default=14400),
     )
 
 
@@ -153,7 +166,8 @@ def execute_module(module, client):
         module.fail_json(msg="%s: digest is required with state=present" % record.get("slug"))
     options = dict(concurrency=params["concurrency"], verify=params["verify"], resources=params["resources"],
                    follow_model_affinity=params["follow_model_affinity"],
-                   image_pull_policy=params["image_pull_policy"])
+                   image_pull_policy=params["image_pull_policy"], uid=params["run_as_user"],
+                   active_deadline_seconds=params["active_deadline_seconds"])
     changed, actions, manifests = apply_storage(
         client, record, params["digest"], expected_size=params["expected_size"], check_mode=module.check_mode,
         replace_failed=params["replace_failed"], hostpath_storage_class=params["hostpath_storage_class"],

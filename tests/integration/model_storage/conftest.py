@@ -33,6 +33,7 @@ from labplay import (  # noqa: E402,F401  pylint: disable=unused-import
     HARBOR, ansible_playbook, kube, lab, minilm_hub, publish, wait_for)
 
 HOSTPATH_ROOT = "/var/tmp/aips-model-storage-test"
+PULL_UID = 65532
 
 
 class Model(object):
@@ -55,7 +56,9 @@ class Model(object):
             (folder / "values.yaml").write_text("---\ndecode:\n  replicas: 1\n" if prefix == "ms" else "--- {}\n")
         self.hostpath_dir = os.path.join(HOSTPATH_ROOT, self.slug)
         if provider == "on-prem":
+            # as hostpath_dirs makes it: owned by the pull Job's non-root uid (a hostPath ignores fsGroup)
             os.makedirs(self.hostpath_dir, exist_ok=True)
+            os.chown(self.hostpath_dir, PULL_UID, PULL_UID)
         self.source = source or {
             "harborRef": "%s/ai-models/%s:v1" % (HARBOR, self.repository),
             "modelUri": "hub/sentence-transformers/all-MiniLM-L6-v2",

@@ -71,7 +71,8 @@ def test_job_matches_the_seed(records):
     assert container["resources"]["requests"]
     mounts = dict((m["name"], m) for m in container["volumeMounts"])
     assert mounts["model-cache"]["mountPath"] == "/model-cache"
-    assert mounts["docker-config"] == {"name": "docker-config", "mountPath": "/root/.docker", "readOnly": True}
+    # off /root: the pod runs as a non-root uid (issue 13)
+    assert mounts["docker-config"] == {"name": "docker-config", "mountPath": "/etc/aips/registry", "readOnly": True}
     volumes = dict((v["name"], v) for v in pod["volumes"])
     assert volumes["docker-config"]["secret"] == {
         "secretName": "harbor-creds", "items": [{"key": ".dockerconfigjson", "path": "config.json"}]}
@@ -93,7 +94,7 @@ def test_cloud_job_without_token_mounts_no_secret_and_follows_model_nodes(record
     job = pull_job.job_manifest(records["cloud"], DIGEST)
     pod = job["spec"]["template"]["spec"]
     assert "imagePullSecrets" not in pod and "tolerations" not in pod
-    assert [v["name"] for v in pod["volumes"]] == ["model-cache"]
+    assert [v["name"] for v in pod["volumes"]] == ["model-cache", "scratch"]
     assert pod["affinity"] == records["cloud"]["affinity"]
     assert pod["containers"][0]["image"] == "ghcr.io/oras-project/oras:v1.3.1"
     assert "affinity" not in pull_job.job_manifest(records["cloud"], DIGEST, follow_model_affinity=False)[
