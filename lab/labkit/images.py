@@ -79,6 +79,7 @@ def lab_images(versions, bins: dict, ca_cert: Path):
         # where group_vars/all/images.yml carries it and the models' gaie values pull it
         Image(f"images-shaide/{epp}", f"registry.k8s.io/{epp}",
               (base, single_file_layer("epp", bins["epp"])), entrypoint=("/epp",)),
+        infinity_standin_image(versions, base),
     )
 
 

@@ -131,5 +131,5 @@ def test_epp_picks_the_ready_decode_pod_and_errors_with_none(kube, env, namespac
         logs = kube.run("logs", f"deployment/{release}-epp", "-n", namespace, "--tail", "20",
                         check=False).stdout
         print(logs)
-        subprocess.run([*helm, "uninstall", release, "--wait"], env=kube.env,
+        subprocess.run([*helm, "uninstall", release], env=kube.env,
                        capture_output=True, check=False)
