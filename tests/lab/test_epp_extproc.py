@@ -127,6 +127,7 @@ def test_epp_picks_the_ready_decode_pod_and_errors_with_none(kube, env, namespac
         refused = poll(client, address, want_code=2)
         print(f"EPP with no decode pod: {refused['immediate_response']}")
         assert refused["immediate_response"]["status"] == 503, refused
+        assert "failed to find candidate pods" in refused["immediate_response"]["body"], refused
     finally:
         logs = kube.run("logs", f"deployment/{release}-epp", "-n", namespace, "--tail", "20",
                         check=False).stdout
