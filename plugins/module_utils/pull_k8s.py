@@ -78,6 +78,13 @@ class PullApi(object):
         found = self.client.get(self.pods, namespace=self.namespace, label_selector="job-name=%s" % self.job_name)
         return (_dict(found) or {}).get("items") or []
 
+    def list_events(self):
+        """Events of the Job (FailedCreate says why it has no pod)."""
+        events = self.client.resource("Event", "v1")
+        found = self.client.get(events, namespace=self.namespace,
+                                field_selector="involvedObject.kind=Job,involvedObject.name=%s" % self.job_name)
+        return (_dict(found) or {}).get("items") or []
+
     def watch_job(self, resource_version, timeout):
         """Return at the first event on the Job after ``resource_version``, or after ``timeout`` seconds."""
         try:

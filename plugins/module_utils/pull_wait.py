@@ -108,6 +108,69 @@ def stuck_reason(pod):
     return None
 
 
+BLOCKED_FIXES = {
+    "admission": ("the namespace's admission refused the pod (Pod Security level, a ResourceQuota, a LimitRange or "
+                  "a webhook): the pull Job passes Pod Security restricted; check kubectl describe namespace {ns} and "
+                  "its quotas and limit ranges, fix the policy or the Job's resources (model_storage_job_resources), "
+                  "then re-run the play"),
+    "unschedulable": ("no node can run the pod: the hostPath node may be gone, cordoned or tainted, or the model's "
+                      "nodes full; check kubectl get nodes and kubectl describe pod -n {ns} -l job-name={job}. If the "
+                      "hostpathNode is gone for good, set modelSource.hostpathNode to a live node and start clean "
+                      "with playbooks/recover.yml"),
+    "image": ("the ORAS image cannot be pulled: check it is in Harbor (harbor_upload carries it; aips_oras_image / "
+              "aips_oras_version) and that harbor-creds in {ns} holds a valid token, then re-run the play"),
+    "config": ("the pod cannot be configured (a missing Secret or volume): check harbor-creds and the claim in {ns}, "
+               "then re-run the play"),
+    "eviction": ("the node evicted the pull pod (disk, memory or ephemeral-storage pressure, or the pod's own "
+                 "ephemeral-storage limit): free the node or raise model_storage_job_resources, then re-run the play"),
+}
+IMAGE_REASONS = ("ErrImagePull", "ImagePullBackOff", "InvalidImageName")
+
+
+def _condition(pod, kind):
+    for condition in ((pod or {}).get("status") or {}).get("conditions") or []:
+        if condition.get("type") == kind:
+            return condition
+    return None
+
+
+def _job_events(job, events, reason):
+    uid = ((job or {}).get("metadata") or {}).get("uid")
+    found = [e for e in events or [] if e.get("reason") == reason
+             and (not uid or ((e.get("involvedObject") or {}).get("uid") in (None, uid)))]
+    return sorted(found, key=lambda e: e.get("lastTimestamp") or e.get("eventTime") or "")
+
+
+def blocked(job, pods, events=None):
+    """``(kind, detail)`` of a condition that waiting will not heal, or None.
+
+    Kinds: ``admission`` (the Job cannot create its pod: FailedCreate), ``unschedulable``
+    (PodScheduled=False, e.g. the hostPath node is gone), ``image`` (image pull back-off),
+    ``config`` (container config error) and ``eviction``. The caller applies a grace period.
+    """
+    live = [p for p in pods or [] if ((p.get("status") or {}).get("phase")) in ("Pending", "Running", None)]
+    pod = newest_pod(pods)
+    if not live:
+        refused = _job_events(job, events, "FailedCreate")
+        if refused:
+            return "admission", "FailedCreate: %s" % (refused[-1].get("message") or "").strip()
+    if pod and (pod.get("status") or {}).get("reason") == "Evicted" and not live:
+        return "eviction", "Evicted: %s" % ((pod.get("status") or {}).get("message") or "").strip()
+    if pod in live:
+        scheduled = _condition(pod, "PodScheduled")
+        if scheduled and scheduled.get("status") == "False":
+            return "unschedulable", "%s: %s" % (scheduled.get("reason") or "Unschedulable",
+                                                (scheduled.get("message") or "").strip())
+        reason = stuck_reason(pod)
+        if reason:
+            return ("image" if reason.split(":", 1)[0] in IMAGE_REASONS else "config"), reason
+    return None
+
+
+def blocked_fix(kind, namespace, job):
+    return BLOCKED_FIXES[kind].format(ns=namespace, job=job)
+
+
 def newest_pod(pods):
     pods = [p for p in pods or [] if p]
     if not pods:
@@ -188,16 +251,24 @@ class PullWaiter(object):
     tests a fake.
     """
 
-    def __init__(self, api, expected_digest, stuck_grace=120):
+    def __init__(self, api, expected_digest, stuck_grace=30):
         self.api = api
         self.expected = expected_digest
         self.stuck_grace = stuck_grace
         self.last_job = None
         self.last_pods = []
+        self.last_events = []
+        self.blocked = None
 
     def observe(self):
         self.last_job = self.api.get_job()
         self.last_pods = self.api.list_pods() if self.last_job else []
+        live = [p for p in self.last_pods if ((p.get("status") or {}).get("phase")) in ("Pending", "Running", None)]
+        # the Job's events tell why it has no pod (admission); read them only then
+        if self.last_job and not live and hasattr(self.api, "list_events"):
+            self.last_events = self.api.list_events()
+        else:
+            self.last_events = []
         return job_state(self.last_job, self.expected)
 
     def wait(self, timeout):
@@ -209,15 +280,19 @@ class PullWaiter(object):
             if state in (COMPLETE, FAILED, DELETED, STALE):
                 break
             pod = newest_pod(self.last_pods)
-            if stuck_reason(pod):
-                stuck_since = stuck_since or time.monotonic()
+            found = blocked(self.last_job, self.last_pods, self.last_events)
+            if found:
+                if not self.blocked or self.blocked[0] != found[0]:
+                    stuck_since = time.monotonic()
+                self.blocked = found
                 if time.monotonic() - stuck_since >= self.stuck_grace:
                     state = "stuck"
                     break
             else:
                 stuck_since = None
+                self.blocked = None
             version = ((self.last_job or {}).get("metadata") or {}).get("resourceVersion")
             # A bounded watch: Job events end it at once; pod trouble is re-read every few seconds.
-            self.api.watch_job(version, min(left, 5 if stuck_since or not pod else 15))
+            self.api.watch_job(version, min(left, 2 if stuck_since or not pod else 15))
             state = self.observe()
         return state, self.last_job, self.last_pods, time.monotonic() - start

@@ -19,8 +19,10 @@ description:
     names the expected manifest O(digest). The result comes from the API alone; nothing reads the volume.
   - Fails at once when the Job has Failed (its backoffLimit exhausted, or a permanent error such as rejected
     credentials), with the reason, the pod's last log lines and the recovery steps.
-  - Fails when the pod is stuck for O(stuck_grace) seconds on an error that waiting does not heal
-    (image pull errors, a missing secret).
+  - Fails when the Job is blocked for O(stuck_grace) seconds on something waiting does not heal, naming the
+    model, the reason and the fix. The Job cannot create its pod (C(FailedCreate), refused at admission by
+    Pod Security, a quota or a webhook); the pod is unschedulable (C(PodScheduled=False), for example the
+    hostPath node is gone); image pull back-off or a container config error; the pod was evicted.
   - Times out with the last observed state of the Job and its pod.
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
@@ -42,9 +44,10 @@ options:
     type: int
     default: 1800
   stuck_grace:
-    description: Seconds a pod may wait on an image pull or container config error before the wait fails.
+    description: Seconds the Job may stay blocked (admission refusal, unschedulable pod, image pull back-off,
+      container config error, eviction) before the wait fails.
     type: int
-    default: 120
+    default: 30
   log_lines:
     description: Lines of the pod's log to return on failure.
     type: int
@@ -123,6 +126,10 @@ state:
   description: Last observed state, complete, failed, stuck, running (timed out), deleted or stale.
   returned: always
   type: str
+blocked:
+  description: Why a C(stuck) Job could not run its pod, C(admission), C(unschedulable), C(image), C(config) or C(eviction).
+  returned: state=stuck
+  type: str
 observed:
   description: One-line summary of the last observed Job and pod.
   returned: always
@@ -153,7 +160,7 @@ def argspec():
         namespace=dict(type="str", required=True),
         digest=dict(type="str", required=True),
         timeout=dict(type="int", default=1800),
-        stuck_grace=dict(type="int", default=120),
+        stuck_grace=dict(type="int", default=30),
         log_lines=dict(type="int", default=20),
         slug=dict(type="str"),
         pvc=dict(type="str"),
@@ -196,8 +203,12 @@ def execute_module(module, client):
         fail(module, api, params, result, "pull Job %s failed: %s" % (where, reason), pods, pod)
     if state == "stuck":
         pod = pull_wait.newest_pod(pods)
-        fail(module, api, params, result, "pull Job %s cannot start its pod: %s" % (
-            where, pull_wait.stuck_reason(pod)), pods, pod)
+        kind, detail = waiter.blocked
+        result["blocked"] = kind
+        fail(module, api, params, result, "%s: pull Job %s cannot run its pod (%s, for %ds): %s. Fix: %s" % (
+            params.get("slug") or params["name"], where, kind, params["stuck_grace"], detail,
+            pull_wait.blocked_fix(kind, params["namespace"], params["name"])), pods,
+            pod if kind in ("image", "config") else None)
     if state == pull_wait.DELETED:
         fail(module, api, params, result, "pull Job %s does not exist: create it with "
              "ai_platform.serving.model_pull_job (the model_storage role does) before waiting" % where, pods)

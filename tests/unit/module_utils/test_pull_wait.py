@@ -135,3 +135,81 @@ def test_waiter_calls_persistent_image_pull_failure_stuck():
     api = FakeApi([(stuck["job"], stuck["pods"])])
     state, _job, _pods, _elapsed = pull_wait.PullWaiter(api, stuck["expected_digest"], stuck_grace=0).wait(30)
     assert state == "stuck"
+
+
+JOB = {"metadata": {"name": "m-model-pull", "namespace": "llm-d-m", "uid": "job-uid-2", "resourceVersion": "7",
+                    "annotations": {"ai-platform.serving/digest": "sha256:" + "a" * 64}},
+       "status": {}}
+
+
+def pending(conditions=None, waiting=None, phase="Pending", reason=None):
+    status = {"phase": phase, "conditions": conditions or []}
+    if reason:
+        status["reason"] = reason
+        status["message"] = "The node was low on resource: ephemeral-storage."
+    if waiting:
+        status["containerStatuses"] = [{"name": "oras-pull", "state": {"waiting": waiting}}]
+    return {"metadata": {"name": "m-model-pull-x1", "creationTimestamp": "2026-12-02T11:00:00Z"}, "status": status,
+            "spec": {}}
+
+
+FAILED_CREATE = {"reason": "FailedCreate", "involvedObject": {"kind": "Job", "name": "m-model-pull", "uid": "job-uid-2"},
+                 "lastTimestamp": "2026-12-02T11:00:02Z",
+                 "message": 'Error creating: pods "m-model-pull-x" is forbidden: exceeded quota: no-pods'}
+OLD_FAILED_CREATE = dict(FAILED_CREATE, involvedObject={"kind": "Job", "name": "m-model-pull", "uid": "job-uid-1"})
+
+
+@pytest.mark.parametrize("pods, events, kind, text", [
+    ([], [FAILED_CREATE], "admission", "exceeded quota"),
+    ([pending([{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                "message": "0/1 nodes are available: 1 node(s) didn't match PersistentVolume's node affinity."}])],
+     [], "unschedulable", "node affinity"),
+    ([pending(waiting={"reason": "ImagePullBackOff", "message": "Back-off pulling image \"h/oras:v0\""})], [],
+     "image", "ImagePullBackOff"),
+    ([pending(waiting={"reason": "ErrImagePull", "message": "not found"})], [], "image", "ErrImagePull"),
+    ([pending(waiting={"reason": "CreateContainerConfigError", "message": "secret \"harbor-creds\" not found"})], [],
+     "config", "harbor-creds"),
+    ([pending(phase="Failed", reason="Evicted")], [], "eviction", "ephemeral-storage"),
+])
+def test_blocked_names_each_fault(pods, events, kind, text):
+    found = pull_wait.blocked(JOB, pods, events)
+    assert found and found[0] == kind and text in found[1], found
+    fix = pull_wait.blocked_fix(kind, "llm-d-m", "m-model-pull")
+    assert fix and "{" not in fix
+
+
+@pytest.mark.parametrize("pods, events", [
+    ([], []),                                         # the Job controller has not made the pod yet
+    ([], [OLD_FAILED_CREATE]),                        # a refusal of an earlier Job of the same name
+    ([pending([{"type": "PodScheduled", "status": "True"}], waiting={"reason": "ContainerCreating"})],
+     [FAILED_CREATE]),                                # a pod exists now: the refusal is over
+])
+def test_blocked_ignores_what_heals(pods, events):
+    assert pull_wait.blocked(JOB, pods, events) is None
+
+
+class EventsApi(FakeApi):
+    def __init__(self, snapshots, events):
+        FakeApi.__init__(self, snapshots)
+        self.events = events
+        self.event_reads = 0
+
+    def list_events(self):
+        self.event_reads += 1
+        return self.events
+
+
+def test_waiter_fails_an_admission_refusal_after_the_grace():
+    api = EventsApi([(JOB, [])], [FAILED_CREATE])
+    waiter = pull_wait.PullWaiter(api, "sha256:" + "a" * 64, stuck_grace=0)
+    state, _job, _pods, _elapsed = waiter.wait(30)
+    assert state == "stuck" and waiter.blocked[0] == "admission" and api.event_reads >= 1
+
+
+def test_waiter_reads_no_events_while_a_pod_runs():
+    running = load("running")
+    api = EventsApi([(running["job"], running["pods"])], [FAILED_CREATE])
+
+    waiter = pull_wait.PullWaiter(api, running["expected_digest"], stuck_grace=0)
+    waiter.observe()
+    assert api.event_reads == 0 and waiter.last_events == []
