@@ -93,10 +93,15 @@ def test_a_directory_outside_the_allowed_root_is_never_removed(site, kube):
     site.add_folders("c")
     site.hostpath_dirs["c"] = os.path.join(site.outside, site.slug("c"))
     os.makedirs(site.dir("c"))
-    deployed = site.play("site.yml", "--tags", "plan,storage")
+    os.chown(site.dir("c"), 65532, 65532)  # the pull Job's non-root uid
+    # the plan refuses a hostpathDir outside aips_hostpath_root, so the model was deployed under a wider root
+    wider = os.path.dirname(site.root)
+    deployed = site.play("site.yml", "--tags", "plan,storage", aips_hostpath_root=wider)
     assert deployed.rc == 0, str(deployed)
     assert site.marker("c") is not None
-    removed = site.remove("c")
+    removed = site.play("site.yml", "--tags", "serving", serving_stack_state="absent", serving_stack_remove_storage=True,
+                        serving_stack_models=[site.slug("c")], aips_hostpath_root=wider,
+                        serving_stack_hostpath_root=site.root)
     assert removed.rc != 0, str(removed)
     assert "outside the allowed root" in removed.output and "nothing was removed" in removed.output
     assert site.marker("c") is not None and os.path.isdir(os.path.join(site.dir("c"), "hub"))
