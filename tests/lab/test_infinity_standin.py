@@ -81,6 +81,11 @@ def server_pod(name, image, claim, model_id=REPO_ID, restart="Always"):
         "volumeMounts": [{"name": "model-storage", "mountPath": "/model-cache",
                           "readOnly": True}],
         "readinessProbe": {"httpGet": {"path": "/health", "port": PORT}, "periodSeconds": 1},
+        # Pod Security "restricted", and a read-only root: the server writes nowhere
+        "securityContext": {"runAsNonRoot": True, "runAsUser": 65534, "runAsGroup": 65534,
+                            "allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
+                            "capabilities": {"drop": ["ALL"]},
+                            "seccompProfile": {"type": "RuntimeDefault"}},
     })
     return body
 
