@@ -59,12 +59,22 @@ DEFAULT_RESOURCES = {"requests": {"cpu": "250m", "memory": "256Mi", "ephemeral-s
 
 # The pull script. Inputs come from the environment (see job_manifest). It exits
 # PERMANENT_EXIT_CODE on errors a retry cannot fix (credentials, missing artifact,
-# digest mismatch), which the Job's podFailurePolicy turns into an immediate failure;
-# anything else (registry unreachable, ...) exits 1 and the Job retries (backoffLimit).
+# digest mismatch, an unsafe layer title, a claim without room), which the Job's
+# podFailurePolicy turns into an immediate failure; anything else (registry
+# unreachable, ...) exits 1 and the Job retries (backoffLimit).
+#
+# Storage safety: the verified copy (hub/ and .pulled) is never removed before a new
+# copy is verified beside it; the manifest is fetched and every layer checked (title a
+# plain relative path of the hub cache, the expected media type, no unpack annotation)
+# and the free space compared with the artifact's size before a byte is written to the
+# claim; "no space left" is permanent; the fast path checks file count and bytes
+# against the marker.
 PULL_SCRIPT = r"""set -eu
 CACHE="$AIPS_CACHE_DIR"; HUB="$AIPS_WORKING_DIR"; MARKER="$AIPS_MARKER"
 REF="$AIPS_PINNED_REFERENCE"; WANT="$AIPS_DIGEST"
-STAGE="$CACHE/.pull-staging"; OLD="$CACHE/.pull-old"; ERR="$CACHE/.pull-oras.err"
+STAGE="$CACHE/.pull-staging"; OLD="$CACHE/.pull-old"; ERR="${TMPDIR:-/tmp}/aips-pull-oras.err"
+SCRATCH="${TMPDIR:-/tmp}/aips-pull"
+MEDIA_TYPES="${AIPS_LAYER_MEDIA_TYPES:-application/vnd.oci.image.layer.v1.tar}"
 TERMLOG="${AIPS_TERMINATION_LOG:-/dev/termination-log}"
 log() { echo "model-pull: $*"; }
 fail() {
@@ -78,21 +88,32 @@ run_oras() {
   if oras "$@" 2>"$ERR"; then return 0; fi
   cat "$ERR" >&2
   why=$(tail -n 3 "$ERR" | tr '\n' ' ')
+  if grep -qi 'no space left on device' "$ERR"; then
+    fail 42 "the claim is full (no space left on device) while oras $1 wrote: $why; the verified copy, if any, is kept. Grow modelSource.storageSize or clear the claim (playbooks/cache.yml)"
+  fi
   if grep -Eqi '(^|[^0-9a-z])40[13]([^0-9a-z]|$)|unauthori[sz]ed|denied|not found|manifest unknown|name unknown|mismatch' "$ERR"; then
     fail 42 "oras $1: $why"
   fi
   fail 1 "oras $1 (will retry): $why"
 }
 report() { { echo "status=ok"; cat "$MARKER"; } | head -c 3900 >"$TERMLOG"; }
+hub_files() { find "$HUB" -type f | wc -l; }
+hub_bytes() { find "$HUB" -type f -exec stat -c %s {} + | awk '{ s += $1 } END { printf "%.0f", s }'; }
+# (AIPS_TEST_FREE_BYTES: the unit tests' stand-in for a full claim; busybox's df applet ignores PATH)
+free_bytes() {
+  if [ -n "${AIPS_TEST_FREE_BYTES:-}" ]; then echo "$AIPS_TEST_FREE_BYTES"; return 0; fi
+  df -Pk "$CACHE" | awk 'NR == 2 { printf "%.0f", $4 * 1024 }'
+}
 if [ -f "$MARKER" ] && grep -qx "digest=$WANT" "$MARKER" && [ -d "$HUB" ]; then
-  # the marker was written after a verified pull; reuse the copy unless files went missing since
-  have=$(find "$HUB" -type f | wc -l); want=$(sed -n 's/^files=//p' "$MARKER")
-  if [ "$have" -ge "${want:-0}" ]; then
+  # the marker was written after a verified pull; reuse the copy only if its files are all there, byte for byte
+  have=$(hub_files); want=$(sed -n 's/^files=//p' "$MARKER")
+  bytes=$(hub_bytes); want_bytes=$(sed -n 's/^size=//p' "$MARKER")
+  if [ "$have" = "${want:-x}" ] && [ "$bytes" = "${want_bytes:-x}" ]; then
     log "marker holds $WANT: the cache is current, nothing to pull (reusing the verified copy of $have files)"
     { echo "status=ok"; echo "reused=true"; cat "$MARKER"; } | head -c 3900 >"$TERMLOG"
     exit 0
   fi
-  log "marker holds $WANT but hub/ has $have of its $want files: pulling afresh"
+  log "marker holds $WANT but hub/ has $have of its $want files, $bytes of its $want_bytes bytes: pulling afresh"
 fi
 if [ -f "$MARKER" ]; then
   log "marker holds $(grep '^digest=' "$MARKER" || echo 'no digest'), want $WANT: pulling afresh"
@@ -100,49 +121,70 @@ fi
 if [ ! -w "$CACHE" ]; then
   fail 42 "the claim's directory is not writable by uid $(id -u) (the pull runs as non-root): give it to that uid (hostpath_dirs does, or chown -R $(id -u):$(id -g) on the node)"
 fi
+# 1. the manifest, checked before any byte reaches the claim
+rm -rf "$SCRATCH"; mkdir -p "$SCRATCH"
+run_oras manifest fetch "$REF" >"$SCRATCH/manifest.json"
+got="sha256:$(sha256sum "$SCRATCH/manifest.json" | cut -d' ' -f1)"
+[ "$got" = "$WANT" ] || fail 42 "the manifest's digest is $got, not $WANT"
+LAYERS='{{range .content.layers}}{{.digest}} {{printf "%.0f" .size}} {{.mediaType}} '
+LAYERS="$LAYERS"'unpack={{with .annotations}}{{with index . "io.deis.oras.content.unpack"}}{{.}}{{end}}{{end}} '
+LAYERS="$LAYERS"'{{with .annotations}}{{with index . "org.opencontainers.image.title"}}{{.}}{{end}}{{end}}{{"\n"}}{{end}}'
+run_oras manifest fetch --format go-template="$LAYERS" "$REF" >"$SCRATCH/layers.txt"
+count=0; total=0
+while read -r digest size mtype unpack title; do
+  [ -n "$title" ] || fail 42 "layer $digest has no title"
+  case "/$title/" in
+    *//*|*/../*|*/./*) fail 42 "layer title '$title' is not a plain relative path (empty, '.' or '..' parts)" ;;
+  esac
+  case "$title" in
+    /*) fail 42 "layer title '$title' is absolute" ;;
+    models--*/*) ;;
+    *) fail 42 "layer title '$title' is not a path of the Hugging Face hub cache (models--<org>--<name>/...)" ;;
+  esac
+  case " $MEDIA_TYPES " in
+    *" $mtype "*) ;;
+    *) fail 42 "layer $title has media type $mtype, expected one of: $MEDIA_TYPES" ;;
+  esac
+  case "$unpack" in
+    "unpack=") ;;
+    *) fail 42 "layer $title carries the unpack annotation ($unpack): oras would extract an archive into the claim" ;;
+  esac
+  count=$((count + 1)); total=$((total + size))
+done <"$SCRATCH/layers.txt"
+[ "$count" -gt 0 ] || fail 42 "the artifact has no titled layers"
+# 2. room for the new copy beside the verified one, which is never removed before the new one is verified
+free=$(free_bytes); need=$((total + total / 100))
+if [ "$free" -lt "$need" ]; then
+  kept="the claim is empty"
+  [ -f "$MARKER" ] && kept="the verified copy ($(grep '^digest=' "$MARKER" || echo 'no digest')) and its marker are kept"
+  fail 42 "not enough free space on the claim: the pull needs $need bytes ($count files, $total bytes, plus 1%), $free are free; $kept. Grow modelSource.storageSize to hold both copies, or clear the claim (playbooks/cache.yml) first"
+fi
 rm -rf "$STAGE" "$OLD"
 mkdir -p "$STAGE/hub"
-need=${AIPS_EXPECTED_SIZE:-0}
-if [ -d "$HUB" ] && [ "$need" -gt 0 ]; then
-  avail=$(df -Pk "$CACHE" | awk 'NR == 2 { print $4 }')
-  if [ $((avail * 1024)) -lt $((need + need / 20)) ]; then
-    log "not enough free space to stage beside the previous copy: removing it first"
-    rm -f "$MARKER"
-    rm -rf "$HUB"
-  fi
-fi
 started=$(date +%s)
-log "pulling $REF"
+log "pulling $REF ($count files, $total bytes; $free bytes free)"
 cd "$STAGE/hub"
 run_oras pull --concurrency "${AIPS_CONCURRENCY:-4}" "$REF"
 pulled=$(date +%s)
 log "pulled in $((pulled - started))s; verifying"
-run_oras manifest fetch "$REF" >"$STAGE/manifest.json"
-got="sha256:$(sha256sum "$STAGE/manifest.json" | cut -d' ' -f1)"
-[ "$got" = "$WANT" ] || fail 42 "the manifest's digest is $got, not $WANT"
-LAYERS='{{range .content.layers}}{{.digest}} {{printf "%.0f" .size}} '
-LAYERS="$LAYERS"'{{index .annotations "org.opencontainers.image.title"}}{{"\n"}}{{end}}'
-run_oras manifest fetch --format go-template="$LAYERS" "$REF" >"$STAGE/layers.txt"
-count=0; total=0; SUMS="$STAGE/sums"; mkdir -p "$SUMS"
-while read -r digest size title; do
-  [ -n "$title" ] || fail 42 "layer $digest has no title"
+n=0; SUMS="$SCRATCH/sums"; mkdir -p "$SUMS"
+while read -r digest size mtype unpack title; do
   [ -f "$title" ] || fail 42 "layer $title was not pulled"
-  count=$((count + 1)); total=$((total + size))
+  n=$((n + 1))
   if [ "${AIPS_VERIFY:-1}" = 1 ]; then
     # hash as many files at a time as oras pulls
-    sha256sum "$title" | cut -d' ' -f1 >"$SUMS/$count" &
-    [ $((count % ${AIPS_CONCURRENCY:-4})) -ne 0 ] || wait
+    sha256sum "$title" | cut -d' ' -f1 >"$SUMS/$n" &
+    [ $((n % ${AIPS_CONCURRENCY:-4})) -ne 0 ] || wait
   fi
-done <"$STAGE/layers.txt"
+done <"$SCRATCH/layers.txt"
 wait
-[ "$count" -gt 0 ] || fail 42 "the artifact has no titled layers"
 if [ "${AIPS_VERIFY:-1}" = 1 ]; then
   n=0
-  while read -r digest size title; do
+  while read -r digest size mtype unpack title; do
     n=$((n + 1))
     sum="sha256:$(cat "$SUMS/$n")"
     [ "$sum" = "$digest" ] || fail 42 "$title holds $sum, the manifest says $digest"
-  done <"$STAGE/layers.txt"
+  done <"$SCRATCH/layers.txt"
 fi
 verified=$(date +%s)
 log "verified $count files, $total bytes in $((verified - pulled))s"
@@ -160,6 +202,7 @@ if [ -n "$config" ]; then
 fi
 dtype=$(field torch_dtype); [ -n "$dtype" ] || dtype=$(field dtype)
 mtype=$(field model_type); tversion=$(field transformers_version)
+# 3. the swap: only now does the previous copy go
 rm -f "$MARKER"
 if [ -d "$HUB" ]; then mv "$HUB" "$OLD"; fi
 mv "$STAGE/hub" "$HUB"
@@ -180,7 +223,7 @@ sync
 mv "$MARKER.tmp" "$MARKER"
 sync
 cd "$CACHE"
-rm -rf "$OLD" "$STAGE" "$ERR"
+rm -rf "$OLD" "$STAGE" "$SCRATCH" "$ERR"
 log "marker written: $WANT"
 report
 """
@@ -493,6 +536,31 @@ def annotations_marker(annotations):
         if key.startswith(prefix):
             marker[key[len(prefix):].replace("-", "_")] = value
     return parse_marker("\n".join("%s=%s" % item for item in sorted(marker.items())))
+
+
+def claim_plan_problem(record, annotations):
+    """Why a claim's recorded pull is not the plan's artifact (None when it is, or when nothing is recorded).
+
+    The claim's ``reference`` annotation is the pinned reference the pull Job pulled
+    (``host/repository@sha256:...``): its repository must be the plan's, and when the plan
+    pins a digest (``harborRef`` with ``@sha256:``) the digest must be exactly that one.
+    """
+    annotations = annotations or {}
+    digest = annotations.get(ANNOTATION_DIGEST)
+    if not digest:
+        return None
+    oci = ((record or {}).get("storage") or {}).get("oci") or {}
+    planned_repo = "%s/%s" % (oci.get("registry"), oci.get("repository"))
+    reference = annotations.get(ANNOTATION_REFERENCE) or ""
+    pulled_repo = reference.split("@", 1)[0]
+    name = (record or {}).get("name") or (record or {}).get("slug")
+    fix = "run model_storage first (site.yml --tags storage) so the claim holds the planned artifact"
+    if pulled_repo and pulled_repo != planned_repo:
+        return ("%s: its claim holds %s (%s), but the plan wants %s. Fix: %s"
+                % (name, pulled_repo, digest, oci.get("reference") or planned_repo, fix))
+    if oci.get("digest") and oci["digest"] != digest:
+        return ("%s: its claim holds %s, but the plan pins %s. Fix: %s" % (name, digest, oci["digest"], fix))
+    return None
 
 
 def preflight_problem(slug, storage_size, storage_bytes, artifact_bytes, headroom_percent=10):

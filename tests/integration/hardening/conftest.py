@@ -138,6 +138,13 @@ class Model(object):
         shutil.rmtree(self.hostpath_dir, ignore_errors=True)
 
 
+def hub_fixture_module():
+    """tests/integration/registry/hub_fixture (the MiniLM files and the hub cache layout)."""
+    sys.path.insert(0, os.path.join(ROOT, "tests", "integration", "registry"))
+    import hub_fixture  # pylint: disable=import-outside-toplevel
+    return hub_fixture
+
+
 @pytest.fixture
 def model(lab, kube, tmp_path, minilm_hub):  # pylint: disable=redefined-outer-name
     made = Model(lab, kube, tmp_path, minilm_hub)

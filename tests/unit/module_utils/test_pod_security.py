@@ -121,3 +121,22 @@ def test_claim_users_ignores_finished_pods_and_the_collections_jobs():
     pods = [pod("decode-1", "Running", "e-model"), pod("old", "Succeeded", "e-model"),
             pod("other", "Running", "x-model"), pod("pull", "Running", "e-model", job="e-model-pull")]
     assert pull_job.claim_users(pods, "e-model", skip_jobs=("e-model-pull",)) == ["ns/decode-1"]
+
+
+def claim_result(record, annotations):
+    return {"item": record, "resources": [{"metadata": {"annotations": annotations}}]}
+
+
+def test_serving_gate_wants_the_planned_artifact_not_any_pull(record):
+    from ansible_collections.ai_platform.serving.plugins.filter.claim_gate import claims_off_plan
+    planned = "harbor.harbor.svc.cluster.local/ai-models/e"
+    ok = {"ai-platform.serving/digest": DIGEST, "ai-platform.serving/reference": planned + "@" + DIGEST}
+    assert claims_off_plan([claim_result(record, ok)]) == []
+    assert claims_off_plan([claim_result(record, {})]) == []          # nothing pulled: unpulled_models says so
+    other = {"ai-platform.serving/digest": DIGEST,
+             "ai-platform.serving/reference": "harbor.harbor.svc.cluster.local/ai-models/other@" + DIGEST}
+    problems = claims_off_plan([claim_result(record, other)])
+    assert len(problems) == 1 and "E: its claim holds harbor.harbor.svc.cluster.local/ai-models/other" in problems[0]
+    pinned = dict(record, storage=dict(record["storage"], oci=dict(record["storage"]["oci"], digest="sha256:" + "b" * 64)))
+    problems = claims_off_plan([claim_result(pinned, ok)])
+    assert len(problems) == 1 and "but the plan pins sha256:bbbb" in problems[0] and "Fix: run model_storage" in problems[0]

@@ -30,6 +30,9 @@ case "$FAKE_FAIL" in
   auth) echo "Error: failed to resolve: unauthorized: authentication required" >&2; exit 1 ;;
   down) echo "Error: GET sha256:0401aa403b: dial tcp 10.0.0.1:443: connect: connection refused" >&2; exit 1 ;;
 esac
+if [ "$1" = pull ] && [ "$FAKE_FAIL" = full ]; then
+  echo "Error: write model.safetensors: no space left on device" >&2; exit 1
+fi
 if [ "$1" = pull ]; then
   cp -R "$FAKE_DIR/src/." .
   if [ -n "$FAKE_CORRUPT" ]; then echo corrupted >>"$FAKE_CORRUPT"; fi
@@ -50,8 +53,16 @@ REPO = "models--sentence-transformers--all-MiniLM-L6-v2"
 COMMIT = "c9745ed1d9f207416be6d2e6f8de32d1f16199bf"
 
 
-def _artifact(fake_dir, files):
-    """Write src/ (the files as oras would pull them), manifest.json and layers.txt; return the digest."""
+LAYER_TYPE = "application/vnd.oci.image.layer.v1.tar"
+
+
+def _artifact(fake_dir, files, media_types=None, unpack=None):
+    """Write src/ (the files as oras would pull them), manifest.json and layers.txt; return the digest.
+
+    layers.txt is what ``oras manifest fetch --format go-template`` prints for the script's template:
+    digest, size, media type, ``unpack=<annotation>`` and the title. ``media_types`` / ``unpack`` map a
+    title to another media type or an unpack annotation.
+    """
     src = os.path.join(fake_dir, "src")
     shutil.rmtree(src, ignore_errors=True)
     layers = []
@@ -60,15 +71,21 @@ def _artifact(fake_dir, files):
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "wb") as handle:
             handle.write(content)
-        layers.append({"mediaType": "application/vnd.oci.image.layer.v1.tar", "size": len(content),
-                       "digest": "sha256:" + hashlib.sha256(content).hexdigest(),
-                       "annotations": {"org.opencontainers.image.title": title}})
+        annotations = {"org.opencontainers.image.title": title}
+        if (unpack or {}).get(title):
+            annotations["io.deis.oras.content.unpack"] = unpack[title]
+        layers.append({"mediaType": (media_types or {}).get(title, LAYER_TYPE), "size": len(content),
+                       "digest": "sha256:" + hashlib.sha256(content).hexdigest(), "annotations": annotations})
     manifest = json.dumps({"schemaVersion": 2, "layers": layers}, sort_keys=True).encode()
     with open(os.path.join(fake_dir, "manifest.json"), "wb") as handle:
         handle.write(manifest)
     with open(os.path.join(fake_dir, "layers.txt"), "w") as handle:
         for layer in layers:
-            handle.write("%s %d %s\n" % (layer["digest"], layer["size"], layer["annotations"]["org.opencontainers.image.title"]))
+            annotations = layer["annotations"]
+            handle.write("%s %d %s unpack=%s %s\n" % (
+                layer["digest"], layer["size"], layer["mediaType"],
+                annotations.get("io.deis.oras.content.unpack", ""),
+                annotations["org.opencontainers.image.title"]))
     return "sha256:" + hashlib.sha256(manifest).hexdigest()
 
 
@@ -96,6 +113,8 @@ class Pod(object):
         oras = bindir / "oras"
         oras.write_text(FAKE_ORAS)
         oras.chmod(0o755)
+        self.tmpdir = tmp_path / "scratch"
+        self.tmpdir.mkdir()
         self.path = "%s:%s" % (bindir, os.environ["PATH"])
         self.termlog = tmp_path / "termination-log"
 
@@ -106,7 +125,8 @@ class Pod(object):
                "AIPS_MARKER": str(self.cache / ".pulled"), "AIPS_DIGEST": digest,
                "AIPS_PINNED_REFERENCE": "harbor.example/ai-models/minilm@" + digest,
                "AIPS_EXPECTED_SIZE": "0", "AIPS_CONCURRENCY": "2", "AIPS_VERIFY": "1",
-               "AIPS_TERMINATION_LOG": str(self.termlog)}
+               "AIPS_TERMINATION_LOG": str(self.termlog), "TMPDIR": str(self.tmpdir),
+               "AIPS_TEST_FREE_BYTES": fake.get("free_bytes", "")}
         if self.termlog.exists():
             self.termlog.unlink()
         (self.fake / "calls").write_text("")
@@ -172,7 +192,7 @@ def test_matching_marker_with_missing_files_pulls_again(pod):
     (pod.cache / "hub" / REPO / "snapshots" / COMMIT / "model.safetensors").unlink()
     proc = pod.run(digest)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "has 3 of its 4 files: pulling afresh" in proc.stdout
+    assert "has 3 of its 4 files" in proc.stdout and "pulling afresh" in proc.stdout
     assert pod.calls() and pod.report().get("reused") is None
     assert (pod.cache / "hub" / REPO / "snapshots" / COMMIT / "model.safetensors").read_bytes() == b"weights-v1"
 
@@ -229,3 +249,82 @@ def test_failed_repull_keeps_no_stale_marker_but_old_copy(pod):
     assert pod.run(new, fail="down").returncode == 1
     # the old marker still names the old digest, so nothing is taken for the new one
     assert pod.marker()["digest"] == old
+
+
+def tree(pod):
+    """Every file under the claim with its bytes (what a failed pull must leave as it was)."""
+    found = {}
+    for dirpath, _dirs, files in os.walk(str(pod.cache)):
+        for name in files:
+            path = os.path.join(dirpath, name)
+            with open(path, "rb") as handle:
+                found[os.path.relpath(path, str(pod.cache))] = handle.read()
+    return found
+
+
+@pytest.mark.parametrize("fault, fake, reason", [
+    ("claim-full-before", {"free_bytes": "0"}, "not enough free space on the claim"),
+    ("claim-full-during", {"fail": "full"}, "the claim is full (no space left on device)"),
+])
+def test_a_full_claim_fails_permanently_and_keeps_the_verified_copy(pod, fault, fake, reason):
+    old = _artifact(str(pod.fake), model_files())
+    assert pod.run(old).returncode == 0
+    before = tree(pod)
+    new = _artifact(str(pod.fake), model_files(weights=b"weights-v2" * 100))
+    proc = pod.run(new, **fake)
+    assert proc.returncode == pull_job.PERMANENT_EXIT_CODE, (fault, proc.stdout + proc.stderr)
+    assert reason in pod.report()["reason"]
+    after = tree(pod)
+    # the verified copy and its marker, byte for byte; at most an empty staging directory beside them
+    assert dict((k, v) for k, v in after.items() if not k.startswith(".pull-")) == before
+    assert pod.marker()["digest"] == old
+
+
+def test_free_space_message_names_needed_and_free(pod):
+    digest = _artifact(str(pod.fake), model_files())
+    proc = pod.run(digest, free_bytes="10")
+    assert proc.returncode == pull_job.PERMANENT_EXIT_CODE
+    reason = pod.report()["reason"]
+    total = sum(len(v) for v in model_files().values())
+    assert "the pull needs %d bytes (4 files, %d bytes, plus 1%%), 10 are free" % (total + total // 100, total) \
+        in reason, reason
+    assert "the claim is empty" in reason
+    # nothing was written to the claim: the check runs before the pull
+    assert "pull --concurrency" not in "\n".join(pod.calls())
+    assert sorted(os.listdir(str(pod.cache))) == ["hub"]
+
+
+@pytest.mark.parametrize("title, media_type, unpack, reason", [
+    ("../escape.bin", None, None, "is not a plain relative path"),
+    (REPO + "/snapshots/../../etc/x", None, None, "is not a plain relative path"),
+    ("/etc/passwd", None, None, "is not a plain relative path"),
+    (REPO + "//x", None, None, "is not a plain relative path"),
+    ("elsewhere/file.bin", None, None, "is not a path of the Hugging Face hub cache"),
+    (REPO + "/snapshots/%s/dir.tgz" % COMMIT, "application/vnd.oci.image.layer.v1.tar+gzip", None,
+     "has media type application/vnd.oci.image.layer.v1.tar+gzip"),
+    (REPO + "/snapshots/%s/dir" % COMMIT, None, "true", "carries the unpack annotation"),
+])
+def test_unsafe_layers_are_refused_before_any_byte_is_written(pod, title, media_type, unpack, reason):
+    old = _artifact(str(pod.fake), model_files())
+    assert pod.run(old).returncode == 0
+    before = tree(pod)
+    files = model_files(weights=b"weights-v2")
+    files[title] = b"payload"
+    digest = _artifact(str(pod.fake), files, media_types={title: media_type} if media_type else None,
+                       unpack={title: unpack} if unpack else None)
+    proc = pod.run(digest)
+    assert proc.returncode == pull_job.PERMANENT_EXIT_CODE, proc.stdout + proc.stderr
+    assert reason in pod.report()["reason"], pod.report()["reason"]
+    assert not any(call.startswith("pull ") for call in pod.calls())
+    assert tree(pod) == before
+
+
+def test_fast_path_checks_bytes_not_only_the_file_count(pod):
+    digest = _artifact(str(pod.fake), model_files())
+    assert pod.run(digest).returncode == 0
+    weights = pod.cache / "hub" / REPO / "snapshots" / COMMIT / "model.safetensors"
+    weights.write_bytes(b"trunc")          # same file count, other size
+    proc = pod.run(digest)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "pulling afresh" in proc.stdout and pod.report().get("reused") is None
+    assert weights.read_bytes() == b"weights-v1"

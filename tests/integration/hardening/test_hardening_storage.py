@@ -1,0 +1,90 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Issue 13 on the lab: a claim without room for a new copy never loses the verified one.
+
+The model's hostPath directory is a real small filesystem (a tmpfs of 150 MiB mounted on it by
+this test): MiniLM (about 92 MB) fits once, not twice. A new revision of the model (another
+digest) must fail at once with the space needed and the space free, exit 42 (no retries), and
+leave the verified copy, its marker and the claim's digest annotation exactly as they were.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import hashlib
+import os
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from conftest import PULL_UID, hub_fixture_module, publish
+
+TMPFS_SIZE = "150m"
+
+
+def files_digest(root):
+    """sha256 over every file's path and bytes below ``root``."""
+    digest = hashlib.sha256()
+    for dirpath, dirs, files in sorted(os.walk(root)):
+        dirs.sort()
+        for name in sorted(files):
+            path = os.path.join(dirpath, name)
+            digest.update(os.path.relpath(path, root).encode())
+            with open(path, "rb") as handle:
+                for chunk in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(chunk)
+    return digest.hexdigest()
+
+
+@pytest.fixture
+def small_claim(model):
+    """Mount a tmpfs of TMPFS_SIZE owned by the pull uid on the model's hostPath directory."""
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=%s,uid=%d,gid=%d,mode=0755" % (TMPFS_SIZE, PULL_UID, PULL_UID),
+                    "aips-hardening", model.hostpath_dir], check=True)
+    yield model
+    model.kube.run("delete", "namespace", model.namespace, "--wait=true", "--timeout=120s", check=False)
+    subprocess.run(["umount", model.hostpath_dir], check=False)
+
+
+def variant_hub(tmp_path, extra):
+    hub_fixture = hub_fixture_module()
+    model_dir = os.path.join(str(tmp_path), "model-v2")
+    shutil.copytree(hub_fixture.minilm_dir(), model_dir)
+    with open(os.path.join(model_dir, "extra.bin"), "wb") as handle:
+        handle.write(extra)
+    hub = os.path.join(str(tmp_path), "hub-v2")
+    hub_fixture.build_hub_cache(model_dir, hub, hub_fixture.MINILM_REPO, hub_fixture.MINILM_COMMIT)
+    return hub
+
+
+def test_a_claim_without_room_keeps_the_verified_copy(small_claim, kube):
+    model = small_claim
+    first = model.publish()
+    run = model.storage()
+    assert run.rc == 0, str(run)
+    marker_before = open(model.marker_path()).read()
+    files_before = files_digest(os.path.join(model.hostpath_dir, "hub"))
+    annotation = kube.get("pvc", model.pvc, model.namespace)["metadata"]["annotations"]["ai-platform.serving/digest"]
+    assert annotation == first["digest"]
+
+    # a new revision under the same tag: another digest, about as large again
+    second = publish(model.lab, model.tmp, variant_hub(model.tmp, b"v2" * 1024), model.repository)
+    assert second["digest"] != first["digest"]
+    started = time.monotonic()
+    failed = model.storage()
+    print("FIGURE fault claim-full: failed after %.1f s" % (time.monotonic() - started))
+    assert failed.rc != 0, str(failed)
+    assert "not enough free space on the claim: the pull needs" in failed.output, str(failed)
+    assert "are free" in failed.output and "and its marker are kept" in failed.output
+    job = kube.get("job", model.job, model.namespace)
+    assert job["status"].get("failed") == 1, "exit 42 is permanent: no retries (%s)" % job["status"]
+    # the verified copy, its marker and the claim's record are exactly as before
+    assert open(model.marker_path()).read() == marker_before
+    assert files_digest(os.path.join(model.hostpath_dir, "hub")) == files_before
+    assert kube.get("pvc", model.pvc, model.namespace)["metadata"]["annotations"][
+        "ai-platform.serving/digest"] == first["digest"]
+    assert not [name for name in os.listdir(model.hostpath_dir) if name.startswith(".pull-")]
