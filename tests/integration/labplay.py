@@ -89,6 +89,8 @@ def real_chart_variables(lab):
         harbor_upload_chart_dir=UPSTREAM_CHARTS,
         harbor_upload_ca_file=lab["AIPS_LAB_CA"],
         serving_stack_helm_registry_ca_file=lab["AIPS_LAB_CA"],
+        # the EPP image (its chart takes no pull secret) comes through the nodes' mirror of registry.k8s.io
+        serving_stack_mirrored_registries=["registry.k8s.io"],
     )
 
 

@@ -3,8 +3,9 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """serving_stack through playbooks/site.yml on the lab: two models, one inventory.
 
-Charts: the real upstream llm-d charts from the lab registry's OCI copies; model server: the
-inference-sim STAND-IN.
+Charts: the real upstream llm-d charts from the lab registry's OCI copies. Model servers: the
+embedder runs the lab's infinity STAND-IN (real embeddings), the generative model the inference-sim
+STAND-IN.
 The steps share one deployed stack and run in order (one xdist group).
 """
 
@@ -13,8 +14,11 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import math
 import os
 import sys
+import urllib.request
+from pathlib import Path
 
 import pytest
 import yaml
@@ -75,8 +79,24 @@ def test_embedder_serves_the_pulled_model_read_only_to_another_namespace(deploye
     # the server resolved the repo id in the mounted hub cache, to the snapshot the pull wrote
     assert models["data"][0]["root"] == (
         "/model-cache/hub/models--sentence-transformers--all-MiniLM-L6-v2/snapshots/%s" % hub_fixture.MINILM_COMMIT)
+    # real embeddings from the pulled claim (the lab's infinity STAND-IN computes them with
+    # huggingface_hub, tokenizers, safetensors and numpy): equal to sentence-transformers' own
+    golden = json.loads((Path(__file__).resolve().parents[2] / "fixtures" / "minilm_golden_embeddings.json").read_text())
+    request = urllib.request.Request(
+        "http://%s:8200/v1/embeddings" % service["spec"]["clusterIP"],
+        data=json.dumps({"model": golden["repo_id"], "input": golden["sentences"]}).encode(),
+        headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=120) as answer:
+        served = [item["embedding"] for item in sorted(json.loads(answer.read())["data"], key=lambda d: d["index"])]
+    assert len(served) == len(golden["embeddings"])
+    for sentence, vector, expected in zip(golden["sentences"], served, golden["embeddings"]):
+        assert cosine(vector, expected) >= 0.9999, sentence
     # never both: the embedder has no HTTPRoute
     assert stack.kube.get("httproute", "llm-d-" + slug, namespace) is None
+
+
+def cosine(a, b):
+    return sum(x * y for x, y in zip(a, b)) / (math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b)))
 
 
 def test_generative_route_binds_the_gateway_to_the_pool(deployed):
