@@ -55,6 +55,13 @@ kubectl run "demo-query-$RANDOM" -n default --rm -i --restart=Never --quiet \
   --overrides='{"spec": {"imagePullSecrets": [{"name": "demo-pull"}]}}' -- \
   wget -qO- "$embeddings/v1/models"
 echo
+echo "=== demo: embed two similar sentences and an unrelated one (compared with sentence-transformers' vectors)"
+ip=$(kubectl -n llm-d-minilm-lab get svc ms-minilm-lab-embeddings -o jsonpath='{.spec.clusterIP}')
+python scripts/embeddings_demo.py --url "http://$ip:8200"
+echo "=== demo: which decode pod the real EPP picks for a chat request (ext_proc, as Istio's gateway asks)"
+epp=$(kubectl -n llm-d-sim-qwen3-lab get svc gaie-sim-qwen3-lab-epp -o jsonpath='{.spec.clusterIP}')
+epp-extproc-client -addr "$epp:9002" -model Qwen/Qwen3-0.6B
+kubectl -n llm-d-sim-qwen3-lab get pods -l llm-d.ai/role=decode -o wide
 cat <<EOT
 === demo: done. site.yml took ${first}s, then ${second}s with changed=0.
 Query the endpoints (after: eval "\$(lab/lab env)"):

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Embed two similar sentences and an unrelated one through an embeddings server; print the
 similarities, the snapshot the server resolved, and how close each vector is to the golden one.
 

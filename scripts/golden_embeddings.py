@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Golden MiniLM embeddings from the reference implementation (sentence-transformers on torch).
 
 Computes the embeddings of a fixed set of sentences with sentence-transformers itself, from the
