@@ -89,7 +89,8 @@ run_oras() {
   cat "$ERR" >&2
   why=$(tail -n 3 "$ERR" | tr '\n' ' ')
   if grep -qi 'no space left on device' "$ERR"; then
-    fail 42 "the claim is full (no space left on device) while oras $1 wrote: $why; the verified copy, if any, is kept. Grow modelSource.storageSize or clear the claim (playbooks/cache.yml)"
+    full="the claim is full (no space left on device) while oras $1 wrote: $why; the verified copy, if any, is kept."
+    fail 42 "$full Grow modelSource.storageSize or clear the claim (playbooks/cache.yml)"
   fi
   if grep -Eqi '(^|[^0-9a-z])40[13]([^0-9a-z]|$)|unauthori[sz]ed|denied|not found|manifest unknown|name unknown|mismatch' "$ERR"; then
     fail 42 "oras $1: $why"
@@ -119,7 +120,9 @@ if [ -f "$MARKER" ]; then
   log "marker holds $(grep '^digest=' "$MARKER" || echo 'no digest'), want $WANT: pulling afresh"
 fi
 if [ ! -w "$CACHE" ]; then
-  fail 42 "the claim's directory is not writable by uid $(id -u) (the pull runs as non-root): give it to that uid (hostpath_dirs does, or chown -R $(id -u):$(id -g) on the node)"
+  who="$(id -u):$(id -g)"
+  fail 42 "the claim's directory is not writable by uid $(id -u) (the pull runs as non-root): give it to that uid \
+(hostpath_dirs does, or chown -R $who on the node)"
 fi
 # 1. the manifest, checked before any byte reaches the claim
 rm -rf "$SCRATCH"; mkdir -p "$SCRATCH"
@@ -157,7 +160,8 @@ free=$(free_bytes); need=$((total + total / 100))
 if [ "$free" -lt "$need" ]; then
   kept="the claim is empty"
   [ -f "$MARKER" ] && kept="the verified copy ($(grep '^digest=' "$MARKER" || echo 'no digest')) and its marker are kept"
-  fail 42 "not enough free space on the claim: the pull needs $need bytes ($count files, $total bytes, plus 1%), $free are free; $kept. Grow modelSource.storageSize to hold both copies, or clear the claim (playbooks/cache.yml) first"
+  fail 42 "not enough free space on the claim: the pull needs $need bytes ($count files, $total bytes, plus 1%), \
+$free are free; $kept. Grow modelSource.storageSize to hold both copies, or clear the claim (playbooks/cache.yml) first"
 fi
 rm -rf "$STAGE" "$OLD"
 mkdir -p "$STAGE/hub"

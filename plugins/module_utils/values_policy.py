@@ -51,16 +51,15 @@ def _join(path, key):
 
 
 def _walk(node, path=""):
-    """Yield ``(path, mapping)`` for every mapping in a values tree."""
-    if isinstance(node, dict):
-        yield path, node
-        for key, value in node.items():
-            for found in _walk(value, _join(path, key)):
-                yield found
-    elif isinstance(node, list):
-        for position, value in enumerate(node):
-            for found in _walk(value, "%s[%d]" % (path, position)):
-                yield found
+    """Yield ``(path, mapping)`` for every mapping in a values tree, depth first."""
+    stack = [(path, node)]
+    while stack:
+        here, value = stack.pop()
+        if isinstance(value, dict):
+            yield here, value
+            stack.extend(reversed([(_join(here, key), item) for key, item in value.items()]))
+        elif isinstance(value, list):
+            stack.extend(reversed([("%s[%d]" % (here, position), item) for position, item in enumerate(value)]))
 
 
 def _model_claims(record):

@@ -55,7 +55,7 @@ def test_pull_job_is_admitted_and_completes_in_an_enforced_restricted_namespace(
         assert "digest=%s" % entry["digest"] in handle.read()
     assert os.stat(model.marker_path()).st_uid == PULL_UID
     hub = os.path.join(model.hostpath_dir, "hub")
-    owners = set(os.stat(os.path.join(d, f)).st_uid for d, _, files in os.walk(hub) for f in files)
+    owners = set(os.stat(os.path.join(d, f)).st_uid for d, _dirs, files in os.walk(hub) for f in files)
     assert owners == {PULL_UID}, owners
     # the namespace really enforces restricted: a pod without a securityContext is refused at admission
     probe = kube.run("run", "root-probe", "-n", model.namespace, "--image", ORAS_IMAGE, "--restart=Never",

@@ -49,7 +49,7 @@ CASES = [
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_every_rule_names_model_file_key_and_fix(case):
-    _, chart, values, rule, key = case
+    chart, values, rule, key = case[1:]
     files = {chart: values}
     problems = vp.policy_problems(RECORD, files)
     assert len(problems) == 1, problems
@@ -62,7 +62,7 @@ def test_every_rule_names_model_file_key_and_fix(case):
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_allow_list_excuses_exactly_the_named_key(case):
-    _, chart, values, rule, key = case
+    chart, values, rule, key = case[1:]
     allow = [{"model": "qwen3-0-6b", "rule": rule, "key": key, "reason": "site exception"}]
     assert vp.policy_problems(RECORD, {chart: values}, {"values_policy_allow": allow}) == []
     other_key = [dict(allow[0], key=key + ".other")]
