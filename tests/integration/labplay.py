@@ -88,6 +88,9 @@ def real_chart_variables(lab):
         aips_site_upload_steps=["charts_upload"],
         harbor_upload_chart_dir=UPSTREAM_CHARTS,
         harbor_upload_ca_file=lab["AIPS_LAB_CA"],
+        # the pushing account, set apart from aips_harbor_* (the cluster's pull credentials a test may break)
+        harbor_upload_user=lab["AIPS_LAB_HARBOR_USER"],
+        harbor_upload_token=lab["AIPS_LAB_HARBOR_TOKEN"],
         serving_stack_helm_registry_ca_file=lab["AIPS_LAB_CA"],
         # the EPP image (its chart takes no pull secret) comes through the nodes' mirror of registry.k8s.io
         serving_stack_mirrored_registries=["registry.k8s.io"],

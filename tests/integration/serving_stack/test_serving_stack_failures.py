@@ -68,11 +68,11 @@ def test_values_the_real_chart_rejects_fail_before_anything_changes(stack_factor
 
 
 def test_a_failed_release_names_the_model_the_chart_and_the_helm_error(stack_factory):
-    """A value only the chart checks (data parallelism not a multiple of dataLocal) fails in Helm."""
+    """A value only the chart checks (data parallelism not a multiple of workers) fails in Helm."""
     stack = stack_factory()
 
     def bad_parallelism(values):
-        values["decode"]["parallelism"] = {"data": 3, "dataLocal": 2}
+        values["decode"]["parallelism"] = {"data": 3, "workers": 2}
     stack.edit_values("generative", "ms", bad_parallelism)
     run = stack.site("--tags", "serving", aips_models={"generative": [
         {"name": stack.names["generative"], "enabled": True, "nodeSelector": {}}], "embedder": []})
@@ -81,7 +81,7 @@ def test_a_failed_release_names_the_model_the_chart_and_the_helm_error(stack_fac
     assert line, str(run)
     assert "Gen-%s: chart modelservice (oci://%s/charts/llm-d-modelservice v0.4.12)" % (stack.suffix, HARBOR) in line[0]
     assert "failed in namespace %s: Error:" % stack.namespace("generative") in line[0]
-    assert "parallelism.data must be a multiple of parallelism.dataLocal" in line[0]
+    assert "parallelism.data must be a multiple of parallelism.workers" in line[0]
     # the releases before it are there; the failed one is not deployed
     assert {"infra-" + stack.slug("generative"), "gaie-" + stack.slug("generative")} <= stack.releases("generative")
 
