@@ -2,7 +2,7 @@
 # Copyright: (c) 2026, ai_platform.serving contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""The serving gate on a claim: does the claim hold the plan's artifact, not just any pull."""
+"""Before serving: does the claim hold the plan's artifact; which releases did an interrupted Helm run leave."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -10,7 +10,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils import helm_repair, pull_job
 
 
 def claims_off_plan(claim_results):
@@ -27,6 +27,13 @@ def claims_off_plan(claim_results):
     return problems
 
 
+def helm_repairs(helm_list, records, timeout="5m0s"):
+    """The records' releases an interrupted Helm run left pending (or a failed first install), with the fix."""
+    if not isinstance(helm_list, list):
+        raise AnsibleFilterError("helm_repairs: expects the parsed output of helm list --all --output json")
+    return helm_repair.repairs(helm_list, records, timeout)
+
+
 class FilterModule(object):
     def filters(self):
-        return {"claims_off_plan": claims_off_plan}
+        return {"claims_off_plan": claims_off_plan, "helm_repairs": helm_repairs}

@@ -87,6 +87,15 @@ class Model(object):
         with open(path, "w") as handle:
             yaml.safe_dump(values, handle)
 
+    def use_lab_values(self, lab_folder="all-MiniLM-L6-v2-lab", lab_slug="minilm-lab"):
+        """The lab embedder's values files (models/embedder/<lab_folder>) under this model's slug."""
+        for prefix in ("gaie", "ms"):
+            src = os.path.join(ROOT, "models", "embedder", lab_folder, "%s-%s" % (prefix, lab_slug), "values.yaml")
+            with open(src) as handle:
+                text = handle.read().replace(lab_slug, self.slug)
+            with open(self.values_file(prefix), "w") as handle:
+                handle.write(text)
+
     def variables(self, **overrides):
         variables = dict(
             aips_repo_root=ROOT,

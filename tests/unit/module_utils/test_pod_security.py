@@ -140,3 +140,22 @@ def test_serving_gate_wants_the_planned_artifact_not_any_pull(record):
     pinned = dict(record, storage=dict(record["storage"], oci=dict(record["storage"]["oci"], digest="sha256:" + "b" * 64)))
     problems = claims_off_plan([claim_result(pinned, ok)])
     assert len(problems) == 1 and "but the plan pins sha256:bbbb" in problems[0] and "Fix: run model_storage" in problems[0]
+
+
+def test_helm_repairs_undo_only_what_blocks_an_upgrade(record):
+    from ansible_collections.ai_platform.serving.plugins.filter.claim_gate import helm_repairs
+    ns = record["namespace"]
+
+    def release(name, status, revision, namespace=ns):
+        return {"name": name, "namespace": namespace, "status": status, "revision": str(revision)}
+    listing = [release("infra-e", "deployed", 3), release("gaie-e", "pending-upgrade", 4),
+               release("ms-e", "pending-install", 1), release("ms-e", "failed", 1, namespace="elsewhere"),
+               release("unrelated", "pending-upgrade", 2)]
+    found = helm_repairs(listing, [record], "4m0s")
+    assert [(r["name"], r["action"]) for r in found] == [("gaie-e", "rollback"), ("ms-e", "uninstall")]
+    assert found[0]["args"] == ["rollback", "gaie-e", "--namespace", ns, "--wait", "--timeout", "4m0s"]
+    assert found[1]["args"][:2] == ["uninstall", "ms-e"]
+    failed_first = helm_repairs([release("ms-e", "failed", 1)], [record])
+    assert [r["action"] for r in failed_first] == ["uninstall"]
+    # a failed upgrade (revision > 1) is left to the forced upgrade
+    assert helm_repairs([release("ms-e", "failed", 2), release("infra-e", "superseded", 1)], [record]) == []
