@@ -90,7 +90,7 @@ class Remote:
     def fail_message(self, output):
         return registry.redact(registry.explain_failure("oras", self.ref.registry,
                                                         self.params["registry_username"], output),
-                               [self.params["registry_password"]])
+                               [self.params["registry_password"]], [self.params["registry_username"]])
 
     def run(self, argv, cwd=None, on_line=None):
         return oci_artifact.run_streaming(argv, cwd, on_line or (lambda line: None))

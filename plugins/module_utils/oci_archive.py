@@ -145,7 +145,8 @@ def archive_exists(path):
 
 def _fail(tool, host, params, err, user_key="username"):
     return registry.RegistryError(registry.redact(
-        registry.explain_failure(tool, host, params.get(user_key), str(err)), [params.get("password")]))
+        registry.explain_failure(tool, host, params.get(user_key), str(err)), [params.get("password")],
+        [params.get(user_key)]))
 
 
 def save_image(params, check_mode, skopeo):

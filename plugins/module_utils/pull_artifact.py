@@ -18,7 +18,7 @@ import hashlib
 import json
 import re
 
-from ansible.module_utils.six.moves.urllib.parse import urlencode
+from ansible.module_utils.six.moves.urllib.parse import urlencode, urljoin, urlsplit
 
 TITLE = "org.opencontainers.image.title"
 REPO_ANNOTATION = "dev.ai-platform.serving.hf.repo-id"
@@ -155,15 +155,34 @@ def artifact_info(registry, repository, tag=None, digest=None):
     return info
 
 
-def open_url_transport(ca_file=None, validate_certs=True, timeout=30):
-    """A transport on ansible.module_utils.urls.open_url."""
-    from ansible.module_utils.urls import open_url
-    from ansible.module_utils.six.moves.urllib.error import HTTPError, URLError
+REDIRECTS = (301, 302, 303, 307, 308)
+MAX_REDIRECTS = 5
 
-    def send(method, url, headers):
+
+def _origin(url):
+    parts = urlsplit(url)
+    return parts.scheme.lower(), (parts.netloc or "").lower()
+
+
+def redirect_headers(from_url, to_url, headers):
+    """The headers to send to a redirect target: without Authorization when the host (or scheme) changes,
+    so a registry's credentials never reach the storage or CDN host it redirects to."""
+    if _origin(from_url) == _origin(to_url):
+        return dict(headers)
+    return dict((key, value) for key, value in headers.items() if key.lower() != "authorization")
+
+
+def open_url_transport(ca_file=None, validate_certs=True, timeout=30, opener=None):
+    """A transport on ansible.module_utils.urls.open_url that follows redirects itself (at most 5),
+    dropping the Authorization header whenever a redirect leaves the original host."""
+    from ansible.module_utils.six.moves.urllib.error import HTTPError, URLError
+    if opener is None:
+        from ansible.module_utils.urls import open_url as opener
+
+    def once(method, url, headers):
         try:
-            response = open_url(url, method=method, headers=headers, ca_path=ca_file, validate_certs=validate_certs,
-                                timeout=timeout, follow_redirects="safe", force_basic_auth=False)
+            response = opener(url, method=method, headers=headers, ca_path=ca_file, validate_certs=validate_certs,
+                              timeout=timeout, follow_redirects="none", force_basic_auth=False)
             return response.getcode(), dict(response.headers.items()), response.read()
         except HTTPError as exc:
             return exc.code, dict(exc.headers.items()) if exc.headers else {}, exc.read() or b""
@@ -171,5 +190,16 @@ def open_url_transport(ca_file=None, validate_certs=True, timeout=30):
             raise ArtifactError("cannot reach %s: %s" % (url.split("/v2/")[0].split("?")[0], exc.reason))
         except Exception as exc:  # ssl errors and timeouts surface as various types
             raise ArtifactError("cannot read %s: %s" % (url.split("?")[0], exc))
+
+    def send(method, url, headers):
+        for _hop in range(MAX_REDIRECTS + 1):
+            status, rheaders, body = once(method, url, headers)
+            location = _header(rheaders, "Location")
+            if status not in REDIRECTS or not location:
+                return status, rheaders, body
+            target = urljoin(url, location)
+            headers = redirect_headers(url, target, headers)
+            url = target
+        raise ArtifactError("too many redirects reading %s" % url.split("?")[0])
 
     return send

@@ -49,13 +49,33 @@ def pinned(ref, digest):
     return "%s/%s@%s" % (parsed.registry, parsed.repository, digest)
 
 
-def redact(text, secrets):
-    """Replace every secret (and its base64 auth form) in ``text`` with ``********``."""
+def _b64(text):
+    return base64.b64encode(text.encode("utf-8")).decode("ascii")
+
+
+def secret_forms(secret, users=()):
+    """The strings ``secret`` can appear as in tool output: itself, its base64, and the base64 of
+    ``user:secret`` (a docker config ``auth`` field, a Basic ``Authorization`` header) for each user,
+    with and without base64 padding."""
+    forms = {secret, _b64(secret)}
+    for user in users or ():
+        if user:
+            forms.add(_b64("%s:%s" % (user, secret)))
+    forms.update([form.rstrip("=") for form in list(forms) if form.endswith("=")])
+    return sorted((form for form in forms if len(form) >= 4 or form == secret), key=len, reverse=True)
+
+
+def redact(text, secrets, users=()):
+    """Replace every secret, its base64 form and the base64 ``user:secret`` auth form with ``********``.
+
+    ``users`` are the user names the secrets go with (a docker config stores ``base64(user:password)``).
+    """
     if not text:
         return text
     for secret in secrets:
         if secret:
-            text = text.replace(secret, "********")
+            for form in secret_forms(secret, users):
+                text = text.replace(form, "********")
     return text
 
 

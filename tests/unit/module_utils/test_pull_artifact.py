@@ -96,3 +96,41 @@ def test_missing_artifact_says_how_to_publish_it():
 def test_pinned_digest_must_match():
     registry = pull_artifact.Registry("h", None, None, Transport("anonymous"))
     assert pull_artifact.artifact_info(registry, "ai-models/n", digest=DIGEST)["digest"] == DIGEST
+
+
+class _Response(object):
+    def __init__(self, code, headers, body=b""):
+        self.code, self.headers, self.body = code, headers, body
+
+    def getcode(self):
+        return self.code
+
+    def read(self):
+        return self.body
+
+
+def test_redirect_to_another_host_drops_the_credentials():
+    from ansible.module_utils.six.moves.urllib.error import HTTPError
+    seen = []
+
+    def opener(url, method=None, headers=None, **_kwargs):
+        seen.append((url, dict(headers)))
+        if url.startswith("https://harbor.example/v2/"):
+            raise HTTPError(url, 307, "redirect", {"Location": "https://blobs.example/x?sig=1"}, None)
+        if url.startswith("https://blobs.example/"):
+            return _Response(200, {"Content-Type": "application/json"}, b"{}")
+        raise AssertionError(url)
+
+    send = pull_artifact.open_url_transport(opener=opener)
+    status, _headers, body = send("GET", "https://harbor.example/v2/p/m/manifests/v1",
+                                  {"Authorization": "Bearer t0ken", "Accept": "x"})
+    assert status == 200 and body == b"{}"
+    assert seen[0][1]["Authorization"] == "Bearer t0ken"
+    assert "Authorization" not in seen[1][1] and seen[1][1]["Accept"] == "x"
+
+
+def test_redirect_on_the_same_host_keeps_them():
+    headers = {"Authorization": "Basic x", "Accept": "y"}
+    kept = pull_artifact.redirect_headers("https://h:443/v2/a", "https://h:443/v2/b", headers)
+    assert kept == headers
+    assert "Authorization" not in pull_artifact.redirect_headers("https://h/v2/a", "http://h/v2/a", headers)

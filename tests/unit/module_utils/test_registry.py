@@ -76,3 +76,17 @@ def test_explain_failure_without_user():
     ("unauthorized: authentication required ... not found", False), ("connection refused", False)])
 def test_is_not_found(output, found):
     assert registry.is_not_found(output) is found
+
+
+def test_redact_catches_the_base64_forms_it_claims():
+    import base64
+    auth = base64.b64encode(b"robot$pusher:s3cr3t-token").decode()
+    plain = base64.b64encode(b"s3cr3t-token").decode()
+    text = 'config {"auth": "%s"} header Basic %s raw s3cr3t-token b64 %s unpadded %s' % (
+        auth, auth, plain, plain.rstrip("="))
+    out = registry.redact(text, ["s3cr3t-token"], ["robot$pusher"])
+    assert "s3cr3t-token" not in out and auth not in out and plain.rstrip("=") not in out
+    assert out.count("********") == 5
+    # the docker config this module writes is redacted whole
+    config = json.dumps(registry.docker_config({"h": ("robot$pusher", "s3cr3t-token")}))
+    assert registry.redact(config, ["s3cr3t-token"], ["robot$pusher"]) == '{"auths": {"h": {"auth": "********"}}}'
