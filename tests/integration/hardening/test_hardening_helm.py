@@ -32,12 +32,25 @@ def release_status(lab, namespace, name):
     return None, 0
 
 
+def user_registry_config():
+    """(mtime, bytes) of helm's registry config of this user (where `helm registry login` writes by default)."""
+    path = os.path.join(os.path.expanduser("~"), ".config", "helm", "registry", "config.json")
+    if not os.path.exists(path):
+        return None
+    with open(path, "rb") as handle:
+        return os.stat(path).st_mtime_ns, handle.read()
+
+
 def test_an_interrupted_release_is_rolled_back_before_the_upgrade(model, kube, lab):
     model.use_lab_values()
     model.publish()
     variables = dict(real_chart_variables(lab), aips_pod_security=BASELINE, serving_stack_helm_timeout="4m0s")
+    before = user_registry_config()
     first = model.play("site.yml", "--tags", "plan,upload,storage,serving", **variables)
     assert first.rc == 0, str(first)
+    # the chart registry login went into the run's own Helm registry config, removed at its end
+    assert "Log in to Harbor's chart registry" in first.output
+    assert user_registry_config() == before, "serving_stack wrote the login into the user's helm registry config"
     ms = "ms-%s" % model.slug
     assert release_status(lab, model.namespace, ms)[0] == "deployed"
 
@@ -74,3 +87,7 @@ def test_an_interrupted_release_is_rolled_back_before_the_upgrade(model, kube, l
     assert status == "deployed"
     values = json.loads(helm(lab, "get", "values", ms, "-n", model.namespace, "-o", "json").stdout)
     assert "aips-test/no-such-node" not in json.dumps(values)
+    # and the run after it changes nothing (no repair, the private registry config leaves no trace)
+    third = model.play("site.yml", "--tags", "serving", **variables)
+    assert third.rc == 0 and third.changed == 0, str(third)
+    assert user_registry_config() == before
