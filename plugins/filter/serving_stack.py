@@ -61,6 +61,9 @@ def helm_failure(result, chart_key, chart=None):
     record = result.get("item") or {}
     chart = chart or {}
     error = (result.get("stderr") or result.get("msg") or "no error text").strip()
+    # helm prints progress (an OCI chart's "Pulled:", "Digest:", warnings) before its error
+    if "Error: " in error:
+        error = error[error.rindex("Error: "):]
     return "%s: chart %s (%s %s) failed in namespace %s: %s" % (
         record.get("name") or record.get("slug") or "?", chart_key, chart.get("ref", "?"),
         chart.get("version") or "", record.get("namespace", "?"), error)

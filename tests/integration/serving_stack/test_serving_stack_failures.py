@@ -68,12 +68,12 @@ def test_values_the_real_chart_rejects_fail_before_anything_changes(stack_factor
 
 
 def test_a_failed_release_names_the_model_the_chart_and_the_helm_error(stack_factory):
-    """A value only the chart checks (data parallelism not a multiple of workers) fails in Helm."""
+    """A value only the chart checks (a container without an image) fails in Helm."""
     stack = stack_factory()
 
-    def bad_parallelism(values):
-        values["decode"]["parallelism"] = {"data": 3, "workers": 2}
-    stack.edit_values("generative", "ms", bad_parallelism)
+    def no_image(values):
+        del values["decode"]["containers"][0]["image"]
+    stack.edit_values("generative", "ms", no_image)
     run = stack.site("--tags", "serving", aips_models={"generative": [
         {"name": stack.names["generative"], "enabled": True, "nodeSelector": {}}], "embedder": []})
     assert run.rc != 0, str(run)
@@ -81,7 +81,7 @@ def test_a_failed_release_names_the_model_the_chart_and_the_helm_error(stack_fac
     assert line, str(run)
     assert "Gen-%s: chart modelservice (oci://%s/charts/llm-d-modelservice v0.4.12)" % (stack.suffix, HARBOR) in line[0]
     assert "failed in namespace %s: Error:" % stack.namespace("generative") in line[0]
-    assert "parallelism.data must be a multiple of parallelism.workers" in line[0]
+    assert "image of container is required" in line[0]
     # the releases before it are there; the failed one is not deployed
     assert {"infra-" + stack.slug("generative"), "gaie-" + stack.slug("generative")} <= stack.releases("generative")
 

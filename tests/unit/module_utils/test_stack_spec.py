@@ -285,3 +285,7 @@ def test_filters(recs):
                             {"ref": "oci://r/inferencepool", "version": "v1.2.0"})
     assert line == ("all-MiniLM-L6-v2-rke2: chart gaie (oci://r/inferencepool v1.2.0) failed in namespace "
                     "llm-d-all-minilm-l6-v2-rke2: Error: timed out waiting")
+    # an OCI chart: helm's progress lines before the error are left out
+    pulled_first = {"item": rec, "stderr": "Pulled: r/inferencepool:v1.2.0\nDigest: sha256:b4\nError: execution error"}
+    assert flt.helm_failure(pulled_first, "gaie", {"ref": "oci://r/inferencepool", "version": "v1.2.0"}).endswith(
+        "llm-d-all-minilm-l6-v2-rke2: Error: execution error")
