@@ -117,6 +117,9 @@ BLOCKED_FIXES = {
                       "nodes full; check kubectl get nodes and kubectl describe pod -n {ns} -l job-name={job}. If the "
                       "hostpathNode is gone for good, set modelSource.hostpathNode to a live node and start clean "
                       "with playbooks/recover.yml"),
+    "claim": ("the model claim is not bound to its volume: check kubectl get pvc,pv -n {ns} and kubectl describe "
+              "pvc -n {ns}; the PV may be bound to another claim, or the claim's storage class may have no "
+              "provisioner. Fix the claim (or start clean with playbooks/recover.yml), then re-run the play"),
     "image": ("the ORAS image cannot be pulled: check it is in Harbor (harbor_upload carries it; aips_oras_image / "
               "aips_oras_version) and that harbor-creds in {ns} holds a valid token, then re-run the play"),
     "config": ("the pod cannot be configured (a missing Secret or volume): check harbor-creds and the claim in {ns}, "
@@ -125,6 +128,11 @@ BLOCKED_FIXES = {
                  "ephemeral-storage limit): free the node or raise model_storage_job_resources, then re-run the play"),
 }
 IMAGE_REASONS = ("ErrImagePull", "ImagePullBackOff", "InvalidImageName")
+# The scheduler's words for a pod whose claim the PV controller has not bound yet. Binding a claim to
+# its pre-bound PV is normally immediate but waits for the controller's next pass (15 s) on a busy
+# control plane, so this kind gets a longer grace than the others (CLAIM_GRACE_FACTOR x stuck_grace).
+UNBOUND_CLAIM = "unbound immediate PersistentVolumeClaims"
+CLAIM_GRACE_FACTOR = 6
 
 
 def _condition(pod, kind):
@@ -145,7 +153,8 @@ def blocked(job, pods, events=None):
     """``(kind, detail)`` of a condition that waiting will not heal, or None.
 
     Kinds: ``admission`` (the Job cannot create its pod: FailedCreate), ``unschedulable``
-    (PodScheduled=False, e.g. the hostPath node is gone), ``image`` (image pull back-off),
+    (PodScheduled=False, e.g. the hostPath node is gone), ``claim`` (unschedulable only because its
+    claim is not bound yet), ``image`` (image pull back-off),
     ``config`` (container config error) and ``eviction``. The caller applies a grace period.
     """
     live = [p for p in pods or [] if ((p.get("status") or {}).get("phase")) in ("Pending", "Running", None)]
@@ -159,12 +168,18 @@ def blocked(job, pods, events=None):
     if pod in live:
         scheduled = _condition(pod, "PodScheduled")
         if scheduled and scheduled.get("status") == "False":
-            return "unschedulable", "%s: %s" % (scheduled.get("reason") or "Unschedulable",
-                                                (scheduled.get("message") or "").strip())
+            message = (scheduled.get("message") or "").strip()
+            kind = "claim" if UNBOUND_CLAIM in message else "unschedulable"
+            return kind, "%s: %s" % (scheduled.get("reason") or "Unschedulable", message)
         reason = stuck_reason(pod)
         if reason:
             return ("image" if reason.split(":", 1)[0] in IMAGE_REASONS else "config"), reason
     return None
+
+
+def grace_for(kind, stuck_grace):
+    """Seconds a ``kind`` of block may last before the wait calls it stuck."""
+    return stuck_grace * CLAIM_GRACE_FACTOR if kind == "claim" else stuck_grace
 
 
 def blocked_fix(kind, namespace, job):
@@ -285,7 +300,7 @@ class PullWaiter(object):
                 if not self.blocked or self.blocked[0] != found[0]:
                     stuck_since = time.monotonic()
                 self.blocked = found
-                if time.monotonic() - stuck_since >= self.stuck_grace:
+                if time.monotonic() - stuck_since >= grace_for(found[0], self.stuck_grace):
                     state = "stuck"
                     break
             else:

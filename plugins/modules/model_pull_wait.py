@@ -22,7 +22,9 @@ description:
   - Fails when the Job is blocked for O(stuck_grace) seconds on something waiting does not heal, naming the
     model, the reason and the fix. The Job cannot create its pod (C(FailedCreate), refused at admission by
     Pod Security, a quota or a webhook); the pod is unschedulable (C(PodScheduled=False), for example the
-    hostPath node is gone); image pull back-off or a container config error; the pod was evicted.
+    hostPath node is gone); image pull back-off or a container config error; the pod was evicted. A pod
+    unschedulable only because its claim is not bound yet gets six times O(stuck_grace): binding a claim
+    waits for the PV controller's next pass on a busy control plane.
   - Times out with the last observed state of the Job and its pod.
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
@@ -45,7 +47,7 @@ options:
     default: 1800
   stuck_grace:
     description: Seconds the Job may stay blocked (admission refusal, unschedulable pod, image pull back-off,
-      container config error, eviction) before the wait fails.
+      container config error, eviction) before the wait fails; six times as long for a claim not yet bound.
     type: int
     default: 30
   log_lines:
@@ -206,7 +208,7 @@ def execute_module(module, client):
         kind, detail = waiter.blocked
         result["blocked"] = kind
         fail(module, api, params, result, "%s: pull Job %s cannot run its pod (%s, for %ds): %s. Fix: %s" % (
-            params.get("slug") or params["name"], where, kind, params["stuck_grace"], detail,
+            params.get("slug") or params["name"], where, kind, pull_wait.grace_for(kind, params["stuck_grace"]), detail,
             pull_wait.blocked_fix(kind, params["namespace"], params["name"])), pods,
             pod if kind in ("image", "config") else None)
     if state == pull_wait.DELETED:

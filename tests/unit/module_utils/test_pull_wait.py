@@ -164,6 +164,9 @@ OLD_FAILED_CREATE = dict(FAILED_CREATE, involvedObject={"kind": "Job", "name": "
     ([pending([{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
                 "message": "0/1 nodes are available: 1 node(s) didn't match PersistentVolume's node affinity."}])],
      [], "unschedulable", "node affinity"),
+    ([pending([{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                "message": "0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims."}])],
+     [], "claim", "unbound"),
     ([pending(waiting={"reason": "ImagePullBackOff", "message": "Back-off pulling image \"h/oras:v0\""})], [],
      "image", "ImagePullBackOff"),
     ([pending(waiting={"reason": "ErrImagePull", "message": "not found"})], [], "image", "ErrImagePull"),
@@ -204,6 +207,15 @@ def test_waiter_fails_an_admission_refusal_after_the_grace():
     waiter = pull_wait.PullWaiter(api, "sha256:" + "a" * 64, stuck_grace=0)
     state, _job, _pods, _elapsed = waiter.wait(30)
     assert state == "stuck" and waiter.blocked[0] == "admission" and api.event_reads >= 1
+
+
+def test_an_unbound_claim_gets_a_longer_grace_than_a_gone_node():
+    assert pull_wait.grace_for("claim", 30) == 180 and pull_wait.grace_for("unschedulable", 30) == 30
+    unbound = pending([{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                        "message": "0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims."}])
+    waiter = pull_wait.PullWaiter(FakeApi([(JOB, [unbound])]), "sha256:" + "a" * 64, stuck_grace=0.05)
+    state, _job, _pods, elapsed = waiter.wait(5)
+    assert state == "stuck" and waiter.blocked[0] == "claim" and elapsed >= 0.3
 
 
 def test_waiter_reads_no_events_while_a_pod_runs():
