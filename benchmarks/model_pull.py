@@ -15,17 +15,18 @@
    minus the timestamp of the Job's last log line.
 
     source .venv/bin/activate && eval "$(lab/lab env)"
-    python benchmarks/model_pull.py [--size-mib 1024] [--files 8] [--concurrency 4]
+    python benchmarks/model_pull.py [--size-mib 1024] [--files 8] [--concurrency 4] [--short]
 
 Needs the lab up (fails otherwise). Prints one line per figure and the ratios
-(targets: pull/curl >= 0.9, completion-to-return <= 2 s).
+(targets: pull/curl >= 0.9, completion-to-return <= 2 s). ``--short`` (64 MiB in 4 files) only
+proves the benchmark still runs (scripts/test.sh bench-short); its figures mean little.
 """
 
 from __future__ import absolute_import, division, print_function
 
 import argparse
 import datetime
-import hashlib
+import importlib.util
 import json
 import os
 import shutil
@@ -37,7 +38,7 @@ import uuid
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, ".collections"))
-sys.path.insert(0, os.path.join(ROOT, "tests", "integration", "model_storage"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
 
 HARBOR = "harbor.harbor.svc.cluster.local"
 COMMIT = "b" * 40
@@ -120,14 +121,25 @@ def log_times(kube, namespace, job):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size-mib", type=int, default=1024)
-    parser.add_argument("--files", type=int, default=8)
+    parser.add_argument("--size-mib", type=int, default=None, help="1024, or 64 with --short")
+    parser.add_argument("--files", type=int, default=None, help="8, or 4 with --short")
     parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--short", action="store_true", help="a small artifact: proves the benchmark runs")
     args = parser.parse_args()
+    if args.size_mib is None:
+        args.size_mib = 64 if args.short else 1024
+    if args.files is None:
+        args.files = 4 if args.short else 8
 
-    import conftest  # the lab test helpers: environment, kubectl, a test model's inventory
-    env = dict(os.environ, **conftest.lab_env_or_exit())
-    kube = conftest.Kube(env)
+    import labplay  # the lab test helpers: environment, kubectl
+    # model_storage's test model (its inventory, apply and cleanup), loaded by path: several test folders
+    # have a conftest module
+    spec = importlib.util.spec_from_file_location(
+        "model_storage_conftest", os.path.join(ROOT, "tests", "integration", "model_storage", "conftest.py"))
+    conftest = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conftest)
+    env = dict(os.environ, **labplay.lab_env_or_exit())
+    kube = labplay.Kube(env)
     workdir = tempfile.mkdtemp(prefix="aips-bench-pull-")
     model = None
     try:

@@ -11,8 +11,9 @@
    progress) and the oras child, each from getrusage.
 
 Run from the repo root with the venv active and oras/docker-registry/curl on PATH:
-    python benchmarks/model_sync_transfer.py [--small-gib 1] [--large-gib 4] [--jobs 5]
-Everything (data, registry storage) lives in one temp dir removed at the end.
+    python benchmarks/model_sync_transfer.py [--small-gib 1] [--large-gib 4] [--jobs 5] [--rounds 2] [--short]
+Everything (data, registry storage) lives in one temp dir removed at the end. ``--short`` (64 MiB
+and 128 MiB, one round) only proves the benchmark still runs (scripts/test.sh bench-short).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -169,12 +170,17 @@ def oras_pull(reg, oras, reference, dest, jobs):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--small-gib", type=float, default=1.0)
-    parser.add_argument("--large-gib", type=float, default=4.0)
+    parser.add_argument("--small-gib", type=float, default=None, help="1, or 1/16 with --short")
+    parser.add_argument("--large-gib", type=float, default=None, help="4, or 1/8 with --short")
     parser.add_argument("--jobs", type=int, default=5, help="parallel transfers for oras and curl alike")
     parser.add_argument("--oras", default=shutil.which("oras") or "oras")
-    parser.add_argument("--rounds", type=int, default=2, help="each transfer is timed this often; the best counts")
+    parser.add_argument("--rounds", type=int, default=None,
+                        help="each transfer is timed this often; the best counts (2, or 1 with --short)")
+    parser.add_argument("--short", action="store_true", help="small artifacts, one round: proves the benchmark runs")
     args = parser.parse_args()
+    for name, full, short in (("small_gib", 1.0, 1 / 16.0), ("large_gib", 4.0, 1 / 8.0), ("rounds", 2, 1)):
+        if getattr(args, name) is None:
+            setattr(args, name, short if args.short else full)
     tmp = tempfile.mkdtemp(prefix="aips-bench-", dir=os.environ.get("AIPS_BENCH_DIR"))
     os.makedirs(os.path.join(tmp, "registry"))
     reg = lab_registry.Registry(os.path.join(tmp, "registry")).start()

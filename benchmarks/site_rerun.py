@@ -5,13 +5,14 @@
 """Second run / first run of playbooks/site.yml on the lab, measured in one run; asserts nothing.
 
     source .venv/bin/activate; eval "$(lab/lab env)"
-    ansible-playbook -i inventory/lab playbooks/sync.yml      # once: the embedder's artifact
-    python benchmarks/site_rerun.py [--rounds 1]
+    python benchmarks/site_rerun.py [--rounds 1] [--short]
 
-Each round first removes the lab models with their storage (serving_stack_state=absent,
+It first runs playbooks/sync.yml (the embedder's artifact; nothing changes when it is there,
+not timed). Each round then removes the lab models with their storage (serving_stack_state=absent,
 serving_stack_remove_storage=true), so the first run pulls the weights and starts every
 release; the second run finds everything in place. It prints both times, the ratio, and
-the slowest tasks of each run.
+the slowest tasks of each run. ``--short`` (scripts/test.sh bench-short) only proves the
+benchmark still runs: it keeps the lab's models and runs only site.yml's storage stage twice.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -27,9 +28,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECAP = re.compile(r"^(\S+)\s+:\s+ok=\d+\s+changed=(\d+)\s+unreachable=\d+\s+failed=(\d+)", re.M)
 
 
-def playbook(*args):
+def playbook(*args, name="site.yml"):
     argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "inventory/lab",
-            "playbooks/site.yml"] + list(args)
+            "playbooks/" + name] + list(args)
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1")
     start = time.monotonic()
     task_times, last, name = [], start, None
@@ -46,7 +47,7 @@ def playbook(*args):
     elapsed = time.monotonic() - start
     text = "".join(out)
     if rc != 0:
-        raise SystemExit("site.yml %s failed (rc %d):\n%s" % (" ".join(args), rc, text[-4000:]))
+        raise SystemExit("%s %s failed (rc %d):\n%s" % (name, " ".join(args), rc, text[-4000:]))
     changed = sum(int(c) for _host, c, _failed in RECAP.findall(text))
     return elapsed, changed, sorted(task_times, reverse=True)[:3]
 
@@ -54,13 +55,19 @@ def playbook(*args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--short", action="store_true",
+                        help="one round of the storage stage on the models in place: proves the benchmark runs")
     opts = parser.parse_args()
     if not os.environ.get("KUBECONFIG"):
         raise SystemExit('run `eval "$(lab/lab env)"` first')
-    for round_no in range(1, opts.rounds + 1):
-        playbook("--tags", "serving", "-e", "serving_stack_state=absent", "-e", "serving_stack_remove_storage=true")
-        first, changed_first, slow_first = playbook()
-        second, changed_second, slow_second = playbook()
+    playbook(name="sync.yml")
+    runs = ("--tags", "storage") if opts.short else ()
+    for round_no in range(1, (1 if opts.short else opts.rounds) + 1):
+        if not opts.short:
+            playbook("--tags", "serving", "-e", "serving_stack_state=absent", "-e",
+                     "serving_stack_remove_storage=true")
+        first, changed_first, slow_first = playbook(*runs)
+        second, changed_second, slow_second = playbook(*runs)
         print("round %d: first run %.1f s (changed=%d), second run %.1f s (changed=%d): second / first = %.2f"
               % (round_no, first, changed_first, second, changed_second, second / first))
         for label, slow in (("first", slow_first), ("second", slow_second)):
