@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The whole test suite: linters, ansible-test sanity, unit tests, integration tests
 # through ansible-playbook, then the lab (a real single-node Kubernetes and a Harbor
-# stand-in, built from source by lab/lab) and the tests that need it, and `lab down`.
+# stand-in, built from source by lab/lab) and the tests that need it, a short pass of the
+# benchmarks, and `lab down`.
 # README's second command; .ci/run runs it after setup.
-#   bash scripts/test.sh            # everything
+#   bash scripts/test.sh            # everything but the full benchmarks
 #   bash scripts/test.sh unit lint  # chosen stages
+#   bash scripts/test.sh bench      # the full benchmarks (benchmarks/README.md), lab up
 # shellcheck disable=SC2317  # stage_* functions are called by name
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -13,7 +15,8 @@ cd "$ROOT"
 source .venv/bin/activate
 export ANSIBLE_CONFIG="$ROOT/ansible.cfg" ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0
 
-ALL_STAGES=(lint sanity unit lab-up integration registry cluster molecule lab-down)
+ALL_STAGES=(lint sanity unit lab-up integration registry cluster molecule bench-short lab-down)
+OTHER_STAGES=(bench)
 STAGES=("$@")
 [[ ${#STAGES[@]} -gt 0 ]] || STAGES=("${ALL_STAGES[@]}")
 
@@ -77,6 +80,51 @@ stage_molecule() {
   [[ ${#failed_scenarios[@]} -eq 0 ]] || { echo "molecule: failed: ${failed_scenarios[*]}"; return 1; }
 }
 
+# The benchmarks (benchmarks/README.md) and the ratio lines each must print; a check never reads a timing.
+BENCHMARKS=(
+  "model_pull.py|^ratio pull/curl +[0-9.]+|^ratio verified/curl +[0-9.]+"
+  "model_sync_transfer.py|^push +model_sync .* ratio [0-9.]+ of curl|^pull +oras .* ratio [0-9.]+ of curl"
+  "site_rerun.py|second / first = [0-9.]+"
+)
+
+# Run every benchmark with the given arguments: each must exit 0 and print its ratio lines.
+run_benchmarks() {
+  lab/lab status
+  eval "$(lab/lab env)"
+  local entry script pattern out rc start failed_benchmarks=()
+  local -a patterns
+  out=$(mktemp)
+  for entry in "${BENCHMARKS[@]}"; do
+    IFS='|' read -r -a patterns <<<"$entry"
+    script=${patterns[0]}
+    echo "--- python benchmarks/$script $*"
+    start=$SECONDS
+    set +e
+    python "benchmarks/$script" "$@" 2>&1 | tee "$out"
+    rc=${PIPESTATUS[0]}
+    set -e
+    if [[ $rc -eq 0 ]]; then
+      for pattern in "${patterns[@]:1}"; do
+        grep -Eq "$pattern" "$out" || { echo "benchmarks/$script printed no line matching: $pattern"; rc=1; }
+      done
+    fi
+    echo "--- $script: exit $rc, $((SECONDS - start))s"
+    [[ $rc -eq 0 ]] || failed_benchmarks+=("$script")
+  done
+  rm -f "$out"
+  [[ ${#failed_benchmarks[@]} -eq 0 ]] || { echo "benchmarks: failed: ${failed_benchmarks[*]}"; return 1; }
+}
+
+# Each benchmark once on small sizes (--short), so that one that no longer runs fails here.
+stage_bench-short() {
+  run_benchmarks --short
+}
+
+# The full benchmarks; not in the default list (minutes, and site_rerun removes and redeploys the lab's models).
+stage_bench() {
+  run_benchmarks
+}
+
 # Stop the lab and check that nothing it started is left.
 stage_lab-down() {
   AIPS_LAB_DOWN_TEST=1 python -m pytest -q tests/lab/test_lab_down.py
@@ -85,7 +133,10 @@ stage_lab-down() {
 declare -a SUMMARY=()
 failed=0
 for stage in "${STAGES[@]}"; do
-  declare -F "stage_$stage" >/dev/null || { echo "test.sh: unknown stage $stage (use: ${ALL_STAGES[*]})"; exit 2; }
+  declare -F "stage_$stage" >/dev/null || {
+    echo "test.sh: unknown stage $stage (use: ${ALL_STAGES[*]} ${OTHER_STAGES[*]})"
+    exit 2
+  }
   echo "=== $stage"
   start=$SECONDS
   # Not `if stage_x`: inside an if condition bash ignores set -e, so a failing command in the
