@@ -21,6 +21,7 @@ import shutil
 import tempfile
 from collections import namedtuple
 
+from ansible_collections.ai_platform.serving.plugins.module_utils.image_plan import pinned_reference
 from ansible_collections.ai_platform.serving.plugins.module_utils.model_source import parse_oci_reference
 
 Reference = namedtuple("Reference", ["registry", "repository", "tag", "digest"])
@@ -44,9 +45,11 @@ def parse_reference(ref):
 
 
 def pinned(ref, digest):
-    """``host/repo:tag`` + digest -> ``host/repo@sha256:...``."""
-    parsed = parse_reference(ref)
-    return "%s/%s@%s" % (parsed.registry, parsed.repository, digest)
+    """``host/repo:tag`` + digest -> ``host/repo@sha256:...`` (image_plan.pinned_reference); RegistryError if malformed."""
+    try:
+        return pinned_reference(ref, digest)
+    except ValueError as exc:
+        raise RegistryError("%r: %s" % (ref, exc))
 
 
 def _b64(text):

@@ -115,6 +115,7 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import pull_artifact, pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.image_plan import pinned_reference
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import registry_auth_argspec
 from ansible_collections.ai_platform.serving.plugins.module_utils.model_source import parse_oci_reference
 
@@ -172,13 +173,14 @@ def main():
             summary = pull_artifact.artifact_info(registry, oci["repository"], oci["tag"], oci["digest"])
             info = dict(digest=summary["digest"], size=summary["size"], file_count=summary["file_count"],
                         repo_id=summary["repo_id"], revision=summary["revision"], source="registry")
-    except pull_artifact.ArtifactError as exc:
+        pinned = pinned_reference(reference, info["digest"])
+    except (pull_artifact.ArtifactError, ValueError) as exc:
         module.fail_json(msg="%s: %s" % (params["slug"] or reference, exc))
     problem = None
     if params["storage_bytes"] is not None:
         problem = pull_job.preflight_problem(params["slug"] or reference, params["storage_size"] or "",
                                              params["storage_bytes"], info["size"], params["headroom_percent"])
-    module.exit_json(changed=False, pinned_reference="%s/%s@%s" % (oci["registry"], oci["repository"], info["digest"]),
+    module.exit_json(changed=False, pinned_reference=pinned,
                      fits=problem is None, problem=problem, **info)
 
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import yaml
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import model_source
+from ansible_collections.ai_platform.serving.plugins.module_utils.image_plan import image_plan
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack_values import image_references
 
 REPO = Path(__file__).resolve().parents[2]
@@ -13,11 +13,7 @@ HARBOR = "harbor.harbor.svc.cluster.local"
 
 def carried():
     images = yaml.safe_load((REPO / "group_vars" / "all" / "images.yml").read_text())["aips_images"]
-    refs = set()
-    for image in images:
-        src = model_source.parse_oci_reference(image["source"])
-        refs.add("%s/%s/%s:%s" % (HARBOR, image["project"], image.get("path") or src["repository"], src["tag"]))
-    return refs
+    return set(record["destination"] for record in image_plan(images, HARBOR))
 
 
 def test_on_prem_values_use_only_carried_images():

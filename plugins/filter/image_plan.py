@@ -1,0 +1,53 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""Filters of the image plan (module_utils/image_plan.py); docs in the <filter>.yml files beside this one."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan as plan
+
+
+def _call(name, function, *args):
+    try:
+        return function(*args)
+    except ValueError as exc:
+        raise AnsibleFilterError("%s: %s" % (name, exc))
+
+
+def image_plan(images, harbor):
+    return _call("image_plan", plan.image_plan, images, harbor)
+
+
+def chart_plan(charts, harbor):
+    return _call("chart_plan", plan.chart_plan, charts, harbor)
+
+
+def stack_charts(charts, harbor=None):
+    return _call("stack_charts", plan.stack_charts, charts, harbor or None)
+
+
+def pinned_reference(reference, digest):
+    return _call("pinned_reference", plan.pinned_reference, reference, digest)
+
+
+def model_sync_reference(entry, registry, project=None):
+    if not isinstance(entry, dict) or not entry.get("repo_id") or not entry.get("tag"):
+        raise AnsibleFilterError("model_sync_reference: a model_sync_models entry needs repo_id and tag: %r" % (entry,))
+    return plan.sync_reference(entry, registry, project)
+
+
+class FilterModule(object):
+    def filters(self):
+        return {
+            "image_plan": image_plan,
+            "chart_plan": chart_plan,
+            "stack_charts": stack_charts,
+            "pinned_reference": pinned_reference,
+            "model_sync_reference": model_sync_reference,
+        }
