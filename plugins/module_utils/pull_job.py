@@ -23,7 +23,7 @@ import copy
 import hashlib
 import json
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import pod_security
+from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan, pod_security
 
 GROUP = "ai-platform.serving"
 LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
@@ -250,8 +250,7 @@ def _storage(record):
 
 
 def pinned_reference(record, digest):
-    oci = _storage(record)["oci"]
-    return "%s/%s@%s" % (oci["registry"], oci["repository"], digest)
+    return image_plan.pinned_reference(_storage(record)["oci"]["reference"], digest)
 
 
 def pv_manifest(record, storage_class=""):
