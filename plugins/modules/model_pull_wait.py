@@ -23,7 +23,7 @@ description:
     model, the reason and the fix. The Job cannot create its pod (C(FailedCreate), refused at admission by
     Pod Security, a quota or a webhook); the pod is unschedulable (C(PodScheduled=False), for example the
     hostPath node is gone); image pull back-off or a container config error; the pod was evicted. A pod
-    unschedulable only because its claim is not bound yet gets six times O(stuck_grace): binding a claim
+    unschedulable only because its claim is not bound yet gets six times O(stuck_grace), since binding a claim
     waits for the PV controller's next pass on a busy control plane.
   - Times out with the last observed state of the Job and its pod.
 extends_documentation_fragment:
