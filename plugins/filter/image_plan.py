@@ -42,6 +42,12 @@ def model_sync_reference(entry, registry, project=None):
     return plan.sync_reference(entry, registry, project)
 
 
+def model_sync_published(entries, registry, project=None):
+    if not isinstance(entries, (list, tuple)):
+        raise AnsibleFilterError("model_sync_published: expects the model_sync_models list")
+    return plan.sync_published(entries, registry, project or None)
+
+
 class FilterModule(object):
     def filters(self):
         return {
@@ -50,4 +56,5 @@ class FilterModule(object):
             "stack_charts": stack_charts,
             "pinned_reference": pinned_reference,
             "model_sync_reference": model_sync_reference,
+            "model_sync_published": model_sync_published,
         }

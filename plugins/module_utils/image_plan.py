@@ -109,12 +109,15 @@ def oras_image(images, harbor, on_prem, version=None):
     """The pull Job's ORAS image: its Harbor destination on-prem, its source on cloud.
 
     ``images`` is the images list (``aips_images``; None: DEFAULT_ORAS_IMAGE); ``version`` replaces
-    the listed tag. Raises ValueError when the list carries no ORAS image.
+    the listed tag. On-prem the list must carry the ORAS image (else ValueError): that is what
+    harbor_upload puts into Harbor. On cloud nothing is carried: without an entry, the default source.
     """
     plan = image_plan([DEFAULT_ORAS_IMAGE] if images is None else images, harbor)
     record = find_image(plan, ORAS_REPOSITORY)
+    if record is None and on_prem:
+        raise ValueError("the images list carries no %s image, so Harbor has none" % ORAS_REPOSITORY)
     if record is None:
-        raise ValueError("the images list carries no %s image" % ORAS_REPOSITORY)
+        record = image_plan([DEFAULT_ORAS_IMAGE], harbor)[0]
     if on_prem:
         return "%s/%s/%s:%s" % (harbor, record["project"], record["path"], version or record["tag"])
     return "%s:%s" % (record["upstream"], version or record["tag"])
@@ -161,3 +164,12 @@ def sync_reference(entry, registry, project=None):
     ``<registry>/<project or entry project>/<artifact or the repo name, lowercased>:<tag>``."""
     artifact = entry.get("artifact") or str(entry.get("repo_id", "")).split("/")[-1].lower()
     return "%s/%s/%s:%s" % (registry, entry.get("project") or project or MODEL_PROJECT, artifact, entry.get("tag"))
+
+
+def sync_published(entries, registry, project=None):
+    """``[{repo_id, reference}]`` of the ``model_sync_models`` entries that name a repo_id and a tag.
+
+    Reads only repo_id, tag, project and artifact of each entry, so a lazily templated entry's other
+    fields (a local_path lookup) are never rendered."""
+    return [{"repo_id": entry.get("repo_id"), "reference": sync_reference(entry, registry, project)}
+            for entry in entries or [] if isinstance(entry, dict) and entry.get("repo_id") and entry.get("tag")]

@@ -17,6 +17,7 @@ import os
 import posixpath
 import re
 
+from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan
 from ansible_collections.ai_platform.serving.plugins.module_utils import model_source as src
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
 
@@ -31,9 +32,6 @@ TOLERATION_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 KUBECONFIG_CONTENT_RE = re.compile(r"(^|\s)(apiVersion|clusters|users|contexts|current-context)\s*:|^\s*[{\[]")
 
 DEFAULT_HOSTPATH_ROOT = "/var/lib/hostpath/models"
-DEFAULT_ORAS_VERSION = "v1.3.1"
-CLOUD_ORAS_REPOSITORY = "ghcr.io/oras-project/oras"
-AIRGAP_ORAS_REPOSITORY = "%s/images-infra/oras-project/oras"
 MODEL_CACHE_MOUNT = "/model-cache"
 PULL_MARKER = "/model-cache/.pulled"
 
@@ -397,6 +395,7 @@ class _ModelChecker(object):
                     self.warn("modelSource.%s" % field, value, "%s is ignored on cloud" % field,
                               "remove %s, or set %s: on-prem" % (field, _setting_field("cloud_provider")))
             node = hostpath_dir = None
+        oras = self._oras_image()
         if not self.ok:
             return None
         return {
@@ -412,7 +411,7 @@ class _ModelChecker(object):
             "oci": dict(oci, reference=source["harborRef"]),
             "model_uri": source["modelUri"],
             "repo_id": model_uri["repo_id"],
-            "oras_image": self._oras_image(),
+            "oras_image": oras,
             "mount_path": MODEL_CACHE_MOUNT,
             "working_dir": MODEL_CACHE_MOUNT + "/" + model_uri["cache"],
             "marker": PULL_MARKER,
@@ -450,13 +449,19 @@ class _ModelChecker(object):
         return hostpath_dir
 
     def _oras_image(self):
+        """The oras_image setting, else the ORAS entry of the images list (image_plan.oras_image)."""
         settings = self.settings
         if settings.get("oras_image"):
             return settings["oras_image"]
-        version = settings.get("oras_version") or DEFAULT_ORAS_VERSION
-        if settings.get("cloud_provider") == "on-prem":
-            return "%s:%s" % (AIRGAP_ORAS_REPOSITORY % settings.get("harbor_hostname"), version)
-        return "%s:%s" % (CLOUD_ORAS_REPOSITORY, version)
+        try:
+            return image_plan.oras_image(settings.get("images"), settings.get("harbor_hostname"),
+                                         settings.get("cloud_provider") == "on-prem", settings.get("oras_version"))
+        except ValueError as exc:
+            self.fail("modelSource", self.entry["modelSource"].get("harborRef"),
+                      "the pull Job has no ORAS image: %s" % exc,
+                      "add the %s image to %simages (group_vars/all/images.yml), or set %s"
+                      % (image_plan.ORAS_REPOSITORY, VARIABLE_PREFIX, _setting_field("oras_image")))
+            return None
 
     def _record(self, name, slug, model_dir, names, node_selector, storage):
         toleration = self.settings.get("gpu_toleration")
@@ -534,12 +539,53 @@ def _check_collisions(records, problems):
         releases.setdefault(key, label)
 
 
+def _check_sync(records, settings, problems):
+    """Where aips_models and model_sync_models name the same artifact or the same Hugging Face repo,
+    they must agree: one problem per disagreeing field, with both values and the fix."""
+    published = []
+    for entry in settings.get("sync_models") or []:
+        try:
+            published.append(dict(entry, oci=src.parse_oci_reference(entry["reference"])))
+        except (ValueError, KeyError, TypeError):
+            continue  # the model_sync role reports a malformed entry itself
+    for record in records:
+        storage = record["storage"]
+        if storage.get("mode") != STORAGE_HARBOR:
+            continue
+        label = "%s/%s" % (record["category"], record["name"])
+        oci, repo_id = storage["oci"], storage["repo_id"]
+        same_artifact = [p for p in published if (p["oci"]["registry"], p["oci"]["repository"])
+                         == (oci["registry"], oci["repository"])]
+        for entry in same_artifact:
+            if entry["repo_id"] != repo_id:
+                problems.append(Problem(label, "modelSource.modelUri", storage["model_uri"],
+                                        "model_sync_models publishes %s to %s, while modelUri names %s"
+                                        % (entry["repo_id"], entry["reference"], repo_id),
+                                        "set modelUri to hub/%s, or fix repo_id (or artifact) of the model_sync_models "
+                                        "entry" % entry["repo_id"]))
+        if oci["tag"] and same_artifact and not any(p["oci"]["tag"] == oci["tag"] for p in same_artifact):
+            problems.append(Problem(label, "modelSource.harborRef", oci["reference"],
+                                    "the tag %s is not what model_sync_models publishes for this artifact (%s)"
+                                    % (oci["tag"], ", ".join(p["reference"] for p in same_artifact)),
+                                    "set harborRef to %s, or the tag of the model_sync_models entry to %s"
+                                    % (same_artifact[0]["reference"], oci["tag"])))
+        same_repo = [p for p in published if p["repo_id"] == repo_id]
+        if same_repo and not same_artifact:
+            problems.append(Problem(label, "modelSource.harborRef", oci["reference"],
+                                    "model_sync_models publishes %s as %s, not to this artifact"
+                                    % (repo_id, ", ".join(p["reference"] for p in same_repo)),
+                                    "set harborRef to %s, or project/artifact/tag of the model_sync_models entry "
+                                    "to match harborRef" % same_repo[0]["reference"]))
+
+
 def build_plan(settings):
     """Validate ``settings`` and return ``(records, problems)``.
 
     ``settings`` holds cloud_provider, kubeconfig, harbor_hostname, harbor_user,
     harbor_token, gpu_toleration, models ({generative: [...], embedder: [...]}),
-    models_dir, and optionally hostpath_root, oras_image, oras_version.
+    models_dir, and optionally hostpath_root, oras_image, oras_version, images (the aips_images list the
+    ORAS image is taken from) and sync_models ([{repo_id, reference}] that model_sync publishes, checked
+    against the models' modelSource).
     ``records`` is empty when any problem is an error.
     """
     problems = []
@@ -565,6 +611,7 @@ def build_plan(settings):
                 if record:
                     records.append(record)
     _check_collisions(records, problems)
+    _check_sync(records, settings, problems)
     if any(p.severity == "error" for p in problems):
         return [], problems
     return records, problems

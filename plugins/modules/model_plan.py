@@ -48,15 +48,35 @@ options:
     description: Parent of the default per-model hostPath directory C(<hostpath_root>/<slug>).
     type: str
     default: /var/lib/hostpath/models
+  images:
+    description:
+      - The images carried into Harbor (C(aips_images), see P(ai_platform.serving.image_plan#filter)). The pull
+        Job's ORAS image is its C(ghcr.io/oras-project/oras) entry - on-prem at its Harbor reference
+        C(<harbor_hostname>/<project>/<path>:<tag>), on cloud at its source.
+      - Omitted, the collection's default entry (C(ghcr.io/oras-project/oras:v1.3.1) in project
+        C(images-infra)), the one C(group_vars/all/images.yml) carries.
+      - On-prem, a list without that entry is a problem of every model with a Harbor modelSource, unless
+        O(oras_image) is set.
+    type: list
+    elements: dict
   oras_version:
-    description: Tag of the ORAS image used by the pull Job.
+    description: Tag of the ORAS image used by the pull Job, replacing the tag of its O(images) entry.
     type: str
-    default: v1.3.1
   oras_image:
     description:
-      - Full ORAS image reference; overrides the per-provider default (C(ghcr.io/oras-project/oras:<version>)
-        on cloud, C(<harbor_hostname>/images-infra/oras-project/oras:<version>) on-prem).
+      - Full ORAS image reference; overrides the one O(images) gives.
     type: str
+  sync_models:
+    description:
+      - What model_sync publishes, C([{repo_id, reference}]) (the filter
+        P(ai_platform.serving.model_sync_published#filter) of C(model_sync_models)).
+      - Where an entry and a model's C(modelSource) name the same artifact (registry and repository) or the
+        same Hugging Face repo, they must agree on the repo id (C(modelUri)), the tag and the artifact; each
+        disagreement is a problem naming the model, the field, both values and the fix. Models no entry
+        names are not checked (they may be synced elsewhere).
+    type: list
+    elements: dict
+    default: []
 extends_documentation_fragment:
   - ai_platform.serving.cluster_settings
 attributes:
@@ -160,7 +180,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan import build_plan, format_problems
 
 SETTINGS = ("models", "models_dir", "cloud_provider", "kubeconfig", "harbor_hostname", "harbor_user",
-            "harbor_token", "gpu_toleration", "hostpath_root", "oras_version", "oras_image")
+            "harbor_token", "gpu_toleration", "hostpath_root", "oras_version", "oras_image", "images", "sync_models")
 
 
 def argspec():
@@ -174,8 +194,10 @@ def argspec():
         harbor_token=dict(type="str", no_log=True),
         gpu_toleration=dict(type="dict"),
         hostpath_root=dict(type="str", default="/var/lib/hostpath/models"),
-        oras_version=dict(type="str", default="v1.3.1"),
+        oras_version=dict(type="str"),
         oras_image=dict(type="str"),
+        images=dict(type="list", elements="dict"),
+        sync_models=dict(type="list", elements="dict", default=[]),
     )
 
 

@@ -71,6 +71,7 @@ def test_oras_image(images, on_prem, version, expected):
 def test_oras_image_missing_from_the_list():
     with pytest.raises(ValueError, match="carries no ghcr.io/oras-project/oras"):
         ip.oras_image([{"source": "ghcr.io/llm-d/sim:v1", "project": "p"}], HARBOR, True)
+    assert ip.oras_image([], HARBOR, False) == "ghcr.io/oras-project/oras:v1.3.1"
 
 
 @pytest.mark.parametrize("reference, digest, expected", [
