@@ -2,17 +2,33 @@
 
 Every image is pushed under its air-gapped Harbor name and under the repository path of its
 cloud name; containerd serves the cloud registries (docker.io, ghcr.io, registry.k8s.io) from
-that path through its hosts.toml mirror.
+that path through its hosts.toml mirror. The product's images get both names from the
+collection's image plan (plugins/module_utils/image_plan.py over group_vars/all/images.yml),
+so the lab serves them exactly where harbor_upload puts them.
 """
 
+import importlib
 import json
 import os
 import subprocess
+import sys
+import types
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import build, log, oci
-from .config import HARBOR_HOST, HARBOR_USER, HOST_IP, lab_paths
+from .config import HARBOR_HOST, HARBOR_USER, HOST_IP, REPO_ROOT, lab_paths
+
+PRODUCT_IMAGES = REPO_ROOT / "group_vars" / "all" / "images.yml"
+IMAGE_PLAN = "ansible_collections.ai_platform.serving.plugins.module_utils.image_plan"
+# The product images the lab builds a stand-in or a build of, and the versions.env key of the
+# version it builds: the tag images.yml carries must be that version.
+BUILT_VERSIONS = {
+    "ghcr.io/oras-project/oras": "ORAS_VERSION",
+    "ghcr.io/llm-d/llm-d-inference-sim": "INFERENCE_SIM_TAG",
+    "registry.k8s.io/gateway-api-inference-extension/epp": "GAIE_VERSION",
+    "docker.io/michaelf34/infinity": "INFINITY_STANDIN_TAG",
+}
 
 BUSYBOX = Path("/bin/busybox")
 
@@ -58,29 +74,67 @@ def single_file_layer(path_in_image, source: Path):
     return layer
 
 
+def image_plan_module():
+    """The collection's image plan module, imported from this checkout (the lab installs no collection)."""
+    try:
+        return importlib.import_module(IMAGE_PLAN)
+    except ImportError:
+        pass
+    for package, path in (("ansible_collections", []), ("ansible_collections.ai_platform", []),
+                          ("ansible_collections.ai_platform.serving", [str(REPO_ROOT)])):
+        if package not in sys.modules:
+            module = types.ModuleType(package)
+            module.__path__ = path
+            sys.modules[package] = module
+    return importlib.import_module(IMAGE_PLAN)
+
+
+def product_images(versions):
+    """The image plan records of the product images the lab builds, at HARBOR_HOST.
+
+    Fails when images.yml carries a tag other than the version the lab builds (lab/versions.env).
+    """
+    import yaml  # the lab's Python has PyYAML (ansible-core's dependency); only this reads YAML
+
+    plan = image_plan_module().image_plan(yaml.safe_load(PRODUCT_IMAGES.read_text())["aips_images"], HARBOR_HOST)
+    records = [record for record in plan if record["upstream"] in BUILT_VERSIONS]
+    missing = sorted(set(BUILT_VERSIONS) - {record["upstream"] for record in records})
+    wrong = [f"{r['source']} (lab/versions.env {BUILT_VERSIONS[r['upstream']]}={versions[BUILT_VERSIONS[r['upstream']]]})"
+             for r in records if r["tag"] != versions[BUILT_VERSIONS[r["upstream"]]]]
+    if missing or wrong:
+        raise RuntimeError(f"{PRODUCT_IMAGES} and the lab disagree: not carried {missing}, other tag {wrong}")
+    return records
+
+
+def product_image(record, layers, **config):
+    """An Image named as the image plan says: Harbor destination without the host, and the source."""
+    return Image(record["destination"].split("/", 1)[1], record["source"], layers, **config)
+
+
 def lab_images(versions, bins: dict, ca_cert: Path):
     """bins maps program names to built binaries (pause, oras, epp, inference-sim-standin)."""
     base = busybox_layer(ca_cert)
-    oras_tag, sim_tag = versions["ORAS_VERSION"], versions["INFERENCE_SIM_TAG"]
-    epp = f"gateway-api-inference-extension/epp:{versions['GAIE_VERSION']}"
     pause_tag, busybox_tag = versions["PAUSE_TAG"], versions["BUSYBOX_TAG"]
-    return (
+    builds = {
+        "ghcr.io/oras-project/oras": lambda: dict(
+            layers=(base, single_file_layer("bin/oras", bins["oras"])), entrypoint=("/bin/oras",),
+            workdir="/workspace"),
+        "ghcr.io/llm-d/llm-d-inference-sim": lambda: dict(
+            layers=(base, single_file_layer("app/llm-d-inference-sim", bins["inference-sim-standin"])),
+            entrypoint=("/app/llm-d-inference-sim",)),
+        "registry.k8s.io/gateway-api-inference-extension/epp": lambda: dict(
+            layers=(base, single_file_layer("epp", bins["epp"])), entrypoint=("/epp",)),
+        "docker.io/michaelf34/infinity": lambda: infinity_standin(versions, base),
+    }
+    # The lab's own images (the node's sandbox and a shell for tests), not carried by the product.
+    own = (
         Image(f"images-infra/pause:{pause_tag}", f"registry.k8s.io/pause:{pause_tag}",
               (single_file_layer("pause", bins["pause"]),), entrypoint=("/pause",)),
         Image(f"images-infra/library/busybox:{busybox_tag}",
               f"docker.io/library/busybox:{busybox_tag}", (base,), cmd=("sh",)),
-        Image(f"images-infra/oras-project/oras:{oras_tag}", f"ghcr.io/oras-project/oras:{oras_tag}",
-              (base, single_file_layer("bin/oras", bins["oras"])),
-              entrypoint=("/bin/oras",), workdir="/workspace"),
-        Image(f"images-shaide/llm-d/llm-d-inference-sim:{sim_tag}",
-              f"ghcr.io/llm-d/llm-d-inference-sim:{sim_tag}",
-              (base, single_file_layer("app/llm-d-inference-sim", bins["inference-sim-standin"])),
-              entrypoint=("/app/llm-d-inference-sim",)),
-        # where group_vars/all/images.yml carries it and the models' gaie values pull it
-        Image(f"images-shaide/{epp}", f"registry.k8s.io/{epp}",
-              (base, single_file_layer("epp", bins["epp"])), entrypoint=("/epp",)),
-        infinity_standin_image(versions, base),
     )
+    return own + tuple(product_image(record, **builds[record["upstream"]]())
+                       for record in product_images(versions))
 
 
 def tree_layer(root: Path):
@@ -100,8 +154,8 @@ def tree_layer(root: Path):
     return layer
 
 
-def infinity_standin_image(versions, base):
-    """The lab's stand-in for infinity (not infinity; real ML), under infinity's image names.
+def infinity_standin(versions, base):
+    """The lab's stand-in for infinity (not infinity; real ML), pushed under infinity's image names.
 
     Built into the lab cache from Debian 12's Python and pinned wheels (build.py); its
     entrypoint is infinity's `infinity_emb`, taking infinity's `v2` flags.
@@ -109,9 +163,7 @@ def infinity_standin_image(versions, base):
     paths = lab_paths()
     paths.logs.mkdir(parents=True, exist_ok=True)
     rootfs = build.build_infinity_standin_rootfs(versions, paths.cache, paths.logs)
-    tag = versions["INFINITY_STANDIN_TAG"]
-    return Image(f"images-shaide/michaelf34/infinity:{tag}", f"docker.io/michaelf34/infinity:{tag}",
-                 (base, tree_layer(rootfs)), entrypoint=("/usr/local/bin/infinity_emb",))
+    return dict(layers=(base, tree_layer(rootfs)), entrypoint=("/usr/local/bin/infinity_emb",))
 
 
 def build_and_push(paths, images, token, cert_dir):
