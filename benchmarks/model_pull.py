@@ -26,7 +26,6 @@ from __future__ import absolute_import, division, print_function
 
 import argparse
 import datetime
-import importlib.util
 import json
 import os
 import shutil
@@ -38,7 +37,7 @@ import uuid
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, ".collections"))
-sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
+sys.path.insert(0, os.path.join(ROOT, "lab"))  # labkit: the lab's environment
 
 HARBOR = "harbor.harbor.svc.cluster.local"
 COMMIT = "b" * 40
@@ -131,13 +130,10 @@ def main():
     if args.files is None:
         args.files = 4 if args.short else 8
 
-    import labplay  # the lab test helpers: environment, kubectl
-    # model_storage's test model (its inventory, apply and cleanup), loaded by path: several test folders
-    # have a conftest module
-    spec = importlib.util.spec_from_file_location(
-        "model_storage_conftest", os.path.join(ROOT, "tests", "integration", "model_storage", "conftest.py"))
-    conftest = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(conftest)
+    # the lab test helpers (environment, kubectl) and model_storage's test model (inventory, apply, cleanup)
+    from ansible_collections.ai_platform.serving.tests.support import lab as labplay
+    from ansible_collections.ai_platform.serving.tests.support.site import OneModel
+    hostpath_root = "/var/tmp/aips-model-storage-test"
     env = dict(os.environ, **labplay.lab_env_or_exit())
     kube = labplay.Kube(env)
     workdir = tempfile.mkdtemp(prefix="aips-bench-pull-")
@@ -148,7 +144,7 @@ def main():
         digest = push(env, hub, titles, "%s/%s:v1" % (HARBOR, repository))
         shutil.rmtree(hub)
 
-        baseline_dir = os.path.join(conftest.HOSTPATH_ROOT, "bench-curl-%s" % uuid.uuid4().hex[:6])
+        baseline_dir = os.path.join(hostpath_root, "bench-curl-%s" % uuid.uuid4().hex[:6])
         os.makedirs(baseline_dir)
         curl_seconds, size = curl_blobs(env, repository, digest, baseline_dir, args.concurrency)
         shutil.rmtree(baseline_dir)
@@ -156,7 +152,7 @@ def main():
         tmp = os.path.join(workdir, "model")
         os.makedirs(tmp)
         from pathlib import Path
-        model = conftest.Model(env, kube, Path(tmp), storage_size="%dGi" % (args.size_mib // 1024 + 2))
+        model = OneModel(env, kube, Path(tmp), hostpath_root=hostpath_root, storage_size="%dGi" % (args.size_mib // 1024 + 2))
         model.source["harborRef"] = "%s/%s:v1" % (HARBOR, repository)
         model.source["modelUri"] = "hub/bench/%s" % repo_folder.split("--", 2)[2]
         created = model.apply(model_storage_wait=False, model_storage_pull_concurrency=args.concurrency)

@@ -32,10 +32,9 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, ".collections"))
-sys.path.insert(0, os.path.join(ROOT, "tests", "integration", "registry"))
 
-import lab_registry  # noqa: E402
 from ansible_collections.ai_platform.serving.plugins.module_utils.oci_archive import sha256_file  # noqa: E402
+from ansible_collections.ai_platform.serving.tests.support import registry as lab_registry  # noqa: E402
 
 MIB = 1 << 20
 COMMIT = "b" * 40

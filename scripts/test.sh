@@ -65,7 +65,9 @@ stage_cluster() {
 
 # The molecule scenarios (molecule/README.md) on the lab: KUBECONFIG from `lab env` makes the
 # shared default scenario use the lab as it is (its destroy never brings the lab down).
-# MOLECULE_GLOB: this collection keeps its scenarios in molecule/, not extensions/molecule/.
+# MOLECULE_GLOB: this collection keeps its scenarios in molecule/, not extensions/molecule/. Every
+# scenario's molecule.yml is merged onto the base .config/molecule/config.yml (molecule finds it in
+# the git checkout by itself; named here so a copy without .git runs the same).
 stage_molecule() {
   lab/lab status
   eval "$(lab/lab env)"
@@ -74,7 +76,7 @@ stage_molecule() {
   for scenario in hostpath_dirs model_sync model_storage serving_stack site; do
     echo "--- molecule test -s $scenario"
     start=$SECONDS
-    molecule test -s "$scenario" || failed_scenarios+=("$scenario")
+    molecule --base-config .config/molecule/config.yml test -s "$scenario" || failed_scenarios+=("$scenario")
     echo "--- molecule $scenario: $((SECONDS - start))s"
   done
   [[ ${#failed_scenarios[@]} -eq 0 ]] || { echo "molecule: failed: ${failed_scenarios[*]}"; return 1; }

@@ -1,12 +1,11 @@
-"""Shared pytest setup: import the collection as ansible_collections.ai_platform.serving."""
+"""Shared pytest setup. The tests import the collection, and their helpers (tests/support), as
+ansible_collections.ai_platform.serving: from this checkout, pytest.ini puts .collections (where
+scripts/setup.sh links the checkout) on sys.path; under ansible-test units, its collection loader
+resolves the name. Nothing here changes sys.path or imports a helper that needs the lab."""
 
+import importlib.util
 import os
-import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-COLLECTIONS = os.path.join(ROOT, ".collections")
-
-if not os.path.isdir(os.path.join(COLLECTIONS, "ansible_collections", "ai_platform", "serving")):
-    raise RuntimeError("run scripts/setup.sh first: %s/ansible_collections/ai_platform/serving is missing" % COLLECTIONS)
-sys.path.insert(0, COLLECTIONS)
-sys.path.insert(0, os.path.join(ROOT, "tests"))
+if importlib.util.find_spec("ansible_collections.ai_platform.serving") is None:
+    raise RuntimeError("run scripts/setup.sh first: %s/.collections/ansible_collections/ai_platform/serving is "
+                       "missing" % os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

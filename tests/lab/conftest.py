@@ -4,18 +4,13 @@ The `lab down` test stops the lab; it runs only with AIPS_LAB_DOWN_TEST=1 and th
 """
 
 import os
-import subprocess
-import sys
 import uuid
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "lab"))
-
-from labctl import LAB, Kube, docker_config_secret, lab_env  # noqa: E402
-from labkit.config import load_versions  # noqa: E402
+from ansible_collections.ai_platform.serving.tests.support.lab import (  # noqa: F401  pylint: disable=unused-import
+    docker_config_secret, kube, lab)
+from labkit.config import load_versions  # pylint: disable=import-error
 
 DOWN_TEST = "test_lab_down_leaves_nothing_running"
 
@@ -31,17 +26,9 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture(scope="session")
-def env():
-    status = subprocess.run([str(LAB), "status"], capture_output=True, text=True, check=False)
-    if status.returncode != 0:
-        pytest.fail(f"the lab is not up (run `lab/lab up`):\n{status.stdout}{status.stderr}",
-                    pytrace=False)
-    return lab_env()
-
-
-@pytest.fixture(scope="session")
-def kube(env):
-    return Kube(env)
+def env(lab):  # pylint: disable=redefined-outer-name
+    """The variables `lab/lab env` exports (the lab must be up)."""
+    return lab
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,7 @@
 """The GAIE endpoint picker image (the real EPP, built by the lab) becomes Ready against an
 InferencePool whose model server is the simulator, as the inferencepool chart deploys it."""
 
-from labctl import inference_pool
+from ansible_collections.ai_platform.serving.tests.support.lab import inference_pool
 
 # The EPP needs a plugin configuration (the chart mounts one): one scorer is enough here.
 EPP_CONFIG = """apiVersion: inference.networking.x-k8s.io/v1alpha1

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from labctl import REPO_ROOT
+from ansible_collections.ai_platform.serving.tests.support import ROOT
 
 CHART = "inferencepool-v1.2.0.tgz"
 MODEL = "Qwen/Qwen3-0.6B"
@@ -28,7 +28,7 @@ TARGET_PORT = 8200
 
 def chart_path():
     """The packaged upstream chart: shared/upstream/charts beside the checkout (CI), or /work."""
-    places = [REPO_ROOT.parent / "shared" / "upstream" / "charts",
+    places = [Path(ROOT).parent / "shared" / "upstream" / "charts",
               Path("/work/shared/upstream/charts")]
     for place in places:
         if (place / CHART).is_file():

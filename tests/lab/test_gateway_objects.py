@@ -7,7 +7,7 @@ programmed, so its status never reports Programmed=True.
 import json
 import time
 
-from labctl import inference_pool
+from ansible_collections.ai_platform.serving.tests.support.lab import inference_pool
 
 
 def _objects(namespace):

@@ -36,6 +36,6 @@ def test_simulator_answers_models_and_chat(kube, env, namespace, versions, harbo
     }
     kube.apply(client, namespace=namespace)
     kube.wait_pod_succeeded("client", namespace, timeout=60)
-    models, chat = [line for line in kube.logs("client", namespace).splitlines() if line]
+    models, chat = [line for line in kube.logs(namespace, "client").splitlines() if line]
     assert [m["id"] for m in json.loads(models)["data"]] == ["org/tiny-model"]
     assert json.loads(chat)["choices"][0]["message"]["role"] == "assistant"

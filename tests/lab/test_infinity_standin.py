@@ -12,8 +12,6 @@ compared with the golden ones sentence-transformers computed
 # pytest fixtures are parameters named like the fixture functions
 # pylint: disable=redefined-outer-name
 
-import importlib
-import importlib.util
 import json
 import math
 import urllib.request
@@ -21,22 +19,15 @@ from pathlib import Path
 
 import pytest
 
-from labctl import REPO_ROOT, pod
+from ansible_collections.ai_platform.serving.tests.support import ROOT, hub
+from ansible_collections.ai_platform.serving.tests.support.lab import pod, publish
+from ansible_collections.ai_platform.serving.tests.support.site import OneModel
 
-GOLDEN_FILE = REPO_ROOT / "tests" / "fixtures" / "minilm_golden_embeddings.json"
+GOLDEN_FILE = Path(ROOT) / "tests" / "fixtures" / "minilm_golden_embeddings.json"
 GOLDEN = json.loads(GOLDEN_FILE.read_text(encoding="utf-8"))
 REPO_ID = GOLDEN["repo_id"]
 REPO_DIR = "models--" + REPO_ID.replace("/", "--")
 PORT = 8200
-
-
-def _model_storage_fixtures():
-    """tests/integration/model_storage/conftest.py (its Model fills a claim as the product does)."""
-    path = REPO_ROOT / "tests" / "integration" / "model_storage" / "conftest.py"
-    spec = importlib.util.spec_from_file_location("model_storage_lab_fixtures", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
@@ -46,18 +37,15 @@ def image(env, versions):
 
 
 @pytest.fixture(scope="module")
-def pulled_claim(env, tmp_path_factory):
-    """A claim holding the MiniLM hub cache, pulled by model_storage's Job from the registry."""
-    fixtures = _model_storage_fixtures()  # puts labplay and hub_fixture on sys.path
-    labplay, hub_fixture = (importlib.import_module(m) for m in ("labplay", "hub_fixture"))
-    lab = dict(env)  # the variables `lab/lab env` exports, as labplay.lab_env() reads them
+def pulled_claim(env, kube, tmp_path_factory):
+    """A claim holding the MiniLM hub cache, pulled by model_storage's Job from the registry (the
+    model_storage tests' model: tests/support/site.py)."""
     tmp = tmp_path_factory.mktemp("infinity-standin")
-    hub = str(tmp / "hub")
-    hub_fixture.build_hub_cache(hub_fixture.minilm_dir(), hub, hub_fixture.MINILM_REPO,
-                                hub_fixture.MINILM_COMMIT)
-    model = fixtures.Model(lab, labplay.Kube(lab), tmp)
+    hub_dir = str(tmp / "hub")
+    hub.build_hub_cache(hub.minilm_dir(), hub_dir, hub.MINILM_REPO, hub.MINILM_COMMIT)
+    model = OneModel(env, kube, tmp, hostpath_root="/var/tmp/aips-model-storage-test")
     try:
-        labplay.publish(lab, tmp, hub, model.repository)
+        publish(env, tmp, hub_dir, model.repository)
         run = model.apply()
         assert run.rc == 0, str(run)
         yield model
@@ -179,6 +167,6 @@ def test_a_claim_without_the_model_fails_to_start_with_a_clear_message(kube, pul
     status = kube.get("pod", name, namespace)["status"]
     assert status["phase"] == "Failed"
     assert status["containerStatuses"][0]["state"]["terminated"]["exitCode"] == 1
-    logs = kube.logs(name, namespace)
+    logs = kube.logs(namespace, name)
     assert (f"model {REPO_ID} (revision main) is not in the Hugging Face cache /model-cache/hub: "
             f"looked in /model-cache/hub/{REPO_DIR}") in logs, logs

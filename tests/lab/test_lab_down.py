@@ -7,7 +7,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from labctl import LAB
+from ansible_collections.ai_platform.serving.tests.support.lab import LAB
 
 
 def _processes_using(dirs):

@@ -6,7 +6,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from labctl import LAB
+from ansible_collections.ai_platform.serving.tests.support.lab import LAB
 
 
 def _pids(lab_dir):

@@ -38,6 +38,6 @@ def test_pod_reaches_pod_through_clusterip_service(kube, env, namespace, version
     }
     kube.apply(client, namespace=namespace)
     kube.wait_pod_succeeded("client", namespace, timeout=90)
-    logs = kube.logs("client", namespace)
+    logs = kube.logs(namespace, "client")
     assert logs.count("hello-from-server") == 3, logs
     assert env["AIPS_LAB_HOST_IP"] in logs, logs

@@ -52,7 +52,7 @@ def test_oras_job_pulls_artifact_with_mounted_docker_config(
     }
     kube.apply(job, namespace=namespace)
     kube.wait_job_complete("model-pull", namespace)
-    logs = kube.logs(kube.job_pod("model-pull", namespace), namespace)
+    logs = kube.logs(namespace, kube.job_pod("model-pull", namespace))
     assert f"{expected_sha}  hello.txt" in logs, logs
 
 

@@ -1,13 +1,13 @@
 """Images come from the Harbor stand-in by their production name, and its auth is real."""
 
-from labctl import pod
+from ansible_collections.ai_platform.serving.tests.support.lab import pod
 
 
 def test_pod_with_pull_secret_runs(kube, namespace, harbor_creds, busybox_image):
     kube.apply(pod("with-secret", busybox_image, ["sh", "-c", "echo pulled-ok"],
                    pull_secret=harbor_creds, pull_policy="Always"), namespace=namespace)
     kube.wait_pod_succeeded("with-secret", namespace)
-    assert kube.logs("with-secret", namespace).strip() == "pulled-ok"
+    assert kube.logs(namespace, "with-secret").strip() == "pulled-ok"
 
 
 def test_pod_without_pull_secret_fails_with_auth_error(kube, namespace, busybox_image):
@@ -32,4 +32,4 @@ def test_cloud_image_name_is_served_by_the_mirror(kube, namespace, versions):
     kube.apply(pod("cloud-name", image, ["oras", "version"], pull_policy="Always"),
                namespace=namespace)
     kube.wait_pod_succeeded("cloud-name", namespace)
-    assert versions["ORAS_VERSION"].lstrip("v") in kube.logs("cloud-name", namespace)
+    assert versions["ORAS_VERSION"].lstrip("v") in kube.logs(namespace, "cloud-name")

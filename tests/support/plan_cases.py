@@ -1,16 +1,24 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Build the on-disk inputs of one model plan case (tests/fixtures/plan_cases.yml)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
 
 import os
 
 import yaml
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from ansible_collections.ai_platform.serving.tests.support import HARBOR, ROOT
+
 CASES_FILE = os.path.join(ROOT, "tests", "fixtures", "plan_cases.yml")
 
 BASE_SETTINGS = {
     "cloud_provider": "on-prem",
     "kubeconfig": "~/.kube/rke2-cluster.yaml",
-    "harbor_hostname": "harbor.harbor.svc.cluster.local",
+    "harbor_hostname": HARBOR,
     "harbor_user": "robot$k8s-puller",
     "harbor_token": "not-a-real-token",
 }
@@ -48,12 +56,17 @@ def case_settings(base, case):
 
 
 def expected_names(slug, embedder):
-    """The seed's resource names of a model with the derived namespace and releases."""
+    """The seed's resource names of a model with the derived namespace and releases.
+
+    Both routing names whatever the category (``embedder`` is kept for the callers): the record's
+    ``routing_kind`` says which one applies.
+    """
     return {
         "namespace": "llm-d-" + slug, "infra_release": "infra-" + slug, "gaie_release": "gaie-" + slug,
         "ms_release": "ms-" + slug, "gateway": "infra-%s-inference-gateway" % slug,
-        "httproute": None if embedder else "llm-d-" + slug, "pvc": slug + "-model", "pv": slug + "-model-pv",
-        "pull_job": slug + "-model-pull", "embeddings_service": "ms-%s-embeddings" % slug if embedder else None,
+        "httproute": "llm-d-" + slug, "pvc": slug + "-model", "pv": slug + "-model-pv",
+        "pull_job": slug + "-model-pull", "clear_job": slug + "-model-clear",
+        "embeddings_service": "ms-%s-embeddings" % slug,
         "gateway_service": "llmd-gateway-" + slug, "gateway_defaults": "gateway-defaults-" + slug,
         "epp_service": ("gaie-" + slug)[:40] + "-epp",
         "harbor_pull_secret": "harbor-creds",

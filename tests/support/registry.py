@@ -4,8 +4,8 @@
 """A real CNCF distribution registry (Debian ``docker-registry``) on loopback.
 
 TLS from a CA generated per run, htpasswd (bcrypt) auth, a JSON access log and
-an optional byte-counting TCP relay in front of it, so tests can tell exactly
-what a client sent.  Nothing here is mocked: when a binary is missing the
+a byte-counting TCP relay in front of it, so tests can tell exactly
+what a client sent; model_sync's variables for it.  Nothing here is mocked: when a binary is missing the
 fixture raises, and the test fails.
 """
 
@@ -18,13 +18,15 @@ import os
 import shutil
 import socket
 import subprocess
-import threading
 import time
 import warnings
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", DeprecationWarning)
     import crypt  # pylint: disable=deprecated-module
+
+from ansible_collections.ai_platform.serving.tests.support import HARBOR
+from ansible_collections.ai_platform.serving.tests.support.relay import Relay
 
 REGISTRY_BIN = os.environ.get("AIPS_REGISTRY_BIN", "docker-registry")
 
@@ -59,67 +61,6 @@ def make_ca_and_cert(directory):
     _run(["openssl", "x509", "-req", "-in", csr, "-CA", ca_crt, "-CAkey", ca_key,
           "-CAcreateserial", "-days", "2", "-extfile", ext, "-out", crt])
     return ca_crt, crt, key
-
-
-class ByteCountingRelay:
-    """TCP relay on loopback that counts the bytes clients send upstream."""
-
-    def __init__(self, upstream_port):
-        self.upstream_port = upstream_port
-        self.port = None
-        self.sent = 0
-        self._lock = threading.Lock()
-        self._server = None
-        self._stop = threading.Event()
-
-    def start(self):
-        self._server = socket.socket()
-        self._server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._server.bind(("127.0.0.1", 0))
-        self._server.listen(64)
-        self._server.settimeout(0.2)
-        self.port = self._server.getsockname()[1]
-        threading.Thread(target=self._accept, daemon=True).start()
-        return self
-
-    def reset(self):
-        with self._lock:
-            self.sent = 0
-
-    def _accept(self):
-        while not self._stop.is_set():
-            try:
-                client, _addr = self._server.accept()
-            except socket.timeout:
-                continue
-            except OSError:
-                return
-            upstream = socket.create_connection(("127.0.0.1", self.upstream_port))
-            threading.Thread(target=self._pipe, args=(client, upstream, True), daemon=True).start()
-            threading.Thread(target=self._pipe, args=(upstream, client, False), daemon=True).start()
-
-    def _pipe(self, src, dst, count):
-        try:
-            while True:
-                data = src.recv(1 << 16)
-                if not data:
-                    break
-                if count:
-                    with self._lock:
-                        self.sent += len(data)
-                dst.sendall(data)
-        except OSError:
-            pass
-        finally:
-            for sock in (src, dst):
-                try:
-                    sock.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-
-    def stop(self):
-        self._stop.set()
-        self._server.close()
 
 
 class Registry:
@@ -173,7 +114,7 @@ class Registry:
         self.proc = subprocess.Popen([REGISTRY_BIN, "serve", config_path], stdout=log, stderr=log)
         log.close()
         self._wait_ready()
-        self.relay = ByteCountingRelay(self.port).start()
+        self.relay = Relay("127.0.0.1", ("127.0.0.1", self.port)).start()
         return self
 
     def _wait_ready(self, timeout=20.0):
@@ -230,3 +171,20 @@ class Registry:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
+
+
+def model_sync_vars(registry, tools, work_dir, lock_file, models, **overrides):
+    """Role variables pointing model_sync at ``registry`` (through its byte-counting relay)."""
+    variables = dict(
+        model_sync_models=models,
+        model_sync_registry=registry.relay_host,
+        model_sync_lock_registry=HARBOR,
+        model_sync_registry_user=registry.user,
+        model_sync_registry_token=registry.password,
+        model_sync_ca_file=registry.ca,
+        model_sync_oras_path=tools["oras"],
+        model_sync_work_dir=str(work_dir),
+        model_sync_lock_file=str(lock_file),
+    )
+    variables.update(overrides)
+    return variables

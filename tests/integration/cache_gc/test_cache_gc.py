@@ -11,7 +11,7 @@ import os
 import re
 import time
 
-from conftest import flat
+from ansible_collections.ai_platform.serving.tests.support.playbook import flat
 
 
 def test_remove_with_storage_frees_only_its_directory(site, kube):

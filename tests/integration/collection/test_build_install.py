@@ -4,7 +4,7 @@ import json
 import os
 import subprocess
 
-from plan_cases import ROOT
+from ansible_collections.ai_platform.serving.tests.support.plan_cases import ROOT
 
 MODULES = {"model_plan", "model_sync", "image_archive", "chart_archive", "harbor_project", "model_pull_job",
            "model_pull_wait", "model_artifact_info", "model_claim_check"}

@@ -29,7 +29,7 @@ def test_two_concurrent_runs_serialise_on_the_namespace_lease(model, kube):
     def run(name, delay):
         time.sleep(delay)
         started = time.monotonic()
-        results[name] = (model.storage(), time.monotonic() - started)
+        results[name] = (model.apply(), time.monotonic() - started)
 
     threads = [threading.Thread(target=run, args=("a", 0)), threading.Thread(target=run, args=("b", 1))]
     for thread in threads:
@@ -54,7 +54,7 @@ def test_a_held_lease_fails_naming_its_holder_and_an_expired_one_is_taken_over(m
     now = datetime.datetime.now(datetime.timezone.utc)
     kube.apply(lease(model.namespace, "alice@other-controller/42", now, 3600))
     started = time.monotonic()
-    refused = model.storage(model_storage_lock_wait=5)
+    refused = model.apply(model_storage_lock_wait=5)
     print("FIGURE held lease: failed after %.1f s" % (time.monotonic() - started))
     assert refused.rc != 0, str(refused)
     assert "namespace %s is locked by alice@other-controller/42 since" % model.namespace in refused.output
@@ -65,6 +65,6 @@ def test_a_held_lease_fails_naming_its_holder_and_an_expired_one_is_taken_over(m
     # the holder died: its Lease expired an hour ago, so the next run takes it over
     kube.run("delete", "lease", LEASE, "-n", model.namespace)
     kube.apply(lease(model.namespace, "alice@other-controller/42", now - datetime.timedelta(hours=2), 3600))
-    taken = model.storage()
+    taken = model.apply()
     assert taken.rc == 0, str(taken)
     assert kube.get("lease", LEASE, model.namespace) is None

@@ -16,7 +16,7 @@ __metaclass__ = type
 
 import time
 
-from conftest import HARBOR
+from ansible_collections.ai_platform.serving.tests.support import HARBOR
 
 TIMEOUT = 600  # the wait's own timeout: a fault must fail long before it
 
@@ -24,7 +24,7 @@ TIMEOUT = 600  # the wait's own timeout: a fault must fail long before it
 def run_fault(model, **overrides):
     model.publish()
     started = time.monotonic()
-    run = model.storage(model_storage_wait_timeout=TIMEOUT, **overrides)
+    run = model.apply(model_storage_wait_timeout=TIMEOUT, **overrides)
     return run, time.monotonic() - started
 
 
@@ -47,7 +47,7 @@ def test_hostpath_node_gone_is_reported_as_unschedulable(model):
     model.publish()
     variables = gone(model.variables(model_storage_wait_timeout=TIMEOUT))
     started = time.monotonic()
-    run = model.storage(**variables)
+    run = model.apply(**variables)
     assert_clear_failure(model, run, time.monotonic() - started, "unschedulable", "hostPath node")
 
 

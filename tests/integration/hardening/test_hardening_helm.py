@@ -13,8 +13,7 @@ import os
 import subprocess
 import time
 
-from conftest import real_chart_variables, wait_for
-from labplay import UPSTREAM_CHARTS
+from ansible_collections.ai_platform.serving.tests.support.lab import UPSTREAM_CHARTS, real_chart_variables, wait_for
 
 BASELINE = {"enforce": "baseline", "warn": "restricted", "audit": "restricted"}
 

@@ -18,9 +18,9 @@ __metaclass__ = type
 import os
 import time
 
-from conftest import HARBOR, PULL_UID, wait_for
+from ansible_collections.ai_platform.serving.tests.support.lab import wait_for
+from ansible_collections.ai_platform.serving.tests.support.site import ORAS_IMAGE, PULL_UID
 
-ORAS_IMAGE = "%s/images-infra/oras-project/oras:v1.3.1" % HARBOR
 RESTRICTED_CONTAINER = {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True, "runAsNonRoot": True,
                         "capabilities": {"drop": ["ALL"]}}
 
@@ -32,7 +32,7 @@ def figure(name, seconds):
 def test_pull_job_is_admitted_and_completes_in_an_enforced_restricted_namespace(model, kube):
     entry = model.publish()
     started = time.monotonic()
-    run = model.storage()
+    run = model.apply()
     figure("restricted pull (model_storage, MiniLM)", time.monotonic() - started)
     assert run.rc == 0, str(run)
     labels = kube.get("namespace", model.namespace)["metadata"]["labels"]
@@ -62,7 +62,7 @@ def test_pull_job_is_admitted_and_completes_in_an_enforced_restricted_namespace(
                      "--command", "--", "true", check=False)
     assert probe.returncode != 0 and "violates PodSecurity" in probe.stderr, probe.stderr
     # a re-run keeps the Job and changes nothing
-    again = model.storage()
+    again = model.apply()
     assert again.rc == 0 and again.changed == 0, str(again)
 
 
@@ -88,7 +88,7 @@ def serving_standin(model):
 
 def test_clear_job_is_restricted_and_refuses_while_serving_pods_mount_the_claim(model, kube):
     model.publish()
-    run = model.storage()
+    run = model.apply()
     assert run.rc == 0, str(run)
     kube.apply(serving_standin(model))
     wait_for("the serving stand-in to run", lambda: [
@@ -110,7 +110,7 @@ def test_clear_job_is_restricted_and_refuses_while_serving_pods_mount_the_claim(
     annotations = kube.get("pvc", model.pvc, model.namespace)["metadata"].get("annotations") or {}
     assert "ai-platform.serving/digest" not in annotations
     # the next run pulls again, still admitted under restricted
-    again = model.storage()
+    again = model.apply()
     assert again.rc == 0, str(again)
     assert os.path.exists(model.marker_path())
 

@@ -15,13 +15,14 @@ __metaclass__ = type
 
 import hashlib
 import os
-import shutil
 import subprocess
 import time
 
 import pytest
 
-from conftest import PULL_UID, hub_fixture_module, publish
+from ansible_collections.ai_platform.serving.tests.support.hub import variant_hub
+from ansible_collections.ai_platform.serving.tests.support.lab import publish
+from ansible_collections.ai_platform.serving.tests.support.site import PULL_UID
 
 TMPFS_SIZE = "150m"
 
@@ -50,21 +51,10 @@ def small_claim(model):
     subprocess.run(["umount", model.hostpath_dir], check=False)
 
 
-def variant_hub(tmp_path, extra):
-    hub_fixture = hub_fixture_module()
-    model_dir = os.path.join(str(tmp_path), "model-v2")
-    shutil.copytree(hub_fixture.minilm_dir(), model_dir)
-    with open(os.path.join(model_dir, "extra.bin"), "wb") as handle:
-        handle.write(extra)
-    hub = os.path.join(str(tmp_path), "hub-v2")
-    hub_fixture.build_hub_cache(model_dir, hub, hub_fixture.MINILM_REPO, hub_fixture.MINILM_COMMIT)
-    return hub
-
-
 def test_a_claim_without_room_keeps_the_verified_copy(small_claim, kube):
     model = small_claim
     first = model.publish()
-    run = model.storage()
+    run = model.apply()
     assert run.rc == 0, str(run)
     marker_before = open(model.marker_path()).read()
     files_before = files_digest(os.path.join(model.hostpath_dir, "hub"))
@@ -72,10 +62,10 @@ def test_a_claim_without_room_keeps_the_verified_copy(small_claim, kube):
     assert annotation == first["digest"]
 
     # a new revision under the same tag: another digest, about as large again
-    second = publish(model.lab, model.tmp, variant_hub(model.tmp, b"v2" * 1024), model.repository)
+    second = publish(model.lab, model.tmp, variant_hub(model.tmp, "v2", b"v2" * 1024), model.repository)
     assert second["digest"] != first["digest"]
     started = time.monotonic()
-    failed = model.storage()
+    failed = model.apply()
     print("FIGURE fault claim-full: failed after %.1f s" % (time.monotonic() - started))
     assert failed.rc != 0, str(failed)
     assert "not enough free space on the claim: the pull needs" in failed.output, str(failed)

@@ -1,4 +1,4 @@
-"""hostpath_dirs through ansible-playbook on this machine (a real node filesystem)."""
+"""hostpath_dirs through ansible-playbook on this machine (a real node filesystem): present and absent."""
 
 import json
 import os
@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from plan_cases import ROOT, make_models_tree
+from ansible_collections.ai_platform.serving.tests.support.plan_cases import ROOT, make_models_tree
 
 PLAYBOOK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "playbook.yml")
 
@@ -26,12 +26,13 @@ def tree(tmp_path):
     return tmp_path, make_models_tree(tmp_path, {"folders": folders}), str(tmp_path / "root")
 
 
-def run(tmp_path, models_dir, root, models, *extra):
-    extra_vars = {"aips_models": models, "aips_models_dir": models_dir, "aips_hostpath_root": root}
+def run(tmp_path, models_dir, root, models, *args, **extra):
+    """playbook.yml with these variables (``extra`` too); ``args`` go to ansible-playbook."""
+    extra_vars = dict(aips_models=models, aips_models_dir=models_dir, aips_hostpath_root=root, **extra)
     vars_file = tmp_path / "vars.json"
     vars_file.write_text(json.dumps(extra_vars))
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1")
-    proc = subprocess.run(["ansible-playbook", "-i", "localhost,", PLAYBOOK, "-e", "@%s" % vars_file] + list(extra),
+    proc = subprocess.run(["ansible-playbook", "-i", "localhost,", PLAYBOOK, "-e", "@%s" % vars_file] + list(args),
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
     return proc.returncode, proc.stdout + proc.stderr
 
@@ -73,3 +74,37 @@ def test_refuses_a_directory_outside_the_allowed_root(tree):
     assert rc != 0
     assert "c-model: hostpathDir %s is not below hostpath_dirs_allowed_root %s" % (outside, root) in out
     assert not os.path.exists(outside)
+
+
+def test_absent_removes_this_nodes_directories_but_not_one_a_volume_uses(tree):
+    tmp_path, models_dir, root = tree
+    models = models_for(root)
+    rc, out = run(tmp_path, models_dir, root, models)
+    assert rc == 0, out
+    with open(os.path.join(root, "a", ".pulled"), "w") as handle:
+        handle.write("digest=sha256:%s\n" % ("1" * 64))
+    os.makedirs(os.path.join(root, "b"))   # node-2's: not this node's to remove
+    volume = {"metadata": {"name": "c-model-pv"}, "spec": {"hostPath": {"path": root + "/custom/c"}}}
+
+    rc, out = run(tmp_path, models_dir, root, models, hostpath_dirs_state="absent", hostpath_dirs_volumes=[volume])
+    assert rc == 0, out
+    assert not os.path.exists(os.path.join(root, "a"))
+    assert os.path.isdir(os.path.join(root, "b")) and os.path.isdir(os.path.join(root, "custom", "c"))
+    assert "kept PV c-model-pv" in " ".join(out.split()), out
+
+    rc, out = run(tmp_path, models_dir, root, models, hostpath_dirs_state="absent", hostpath_dirs_volumes=[volume])
+    assert rc == 0 and "changed=0" in out, out
+
+
+def test_absent_never_follows_a_symlinked_model_directory(tmp_path):
+    models_dir = make_models_tree(tmp_path, {"folders": {"embedder/A": ["gaie-a", "ms-a"]}})
+    root = str(tmp_path / "root")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "precious").write_text("keep me")
+    os.makedirs(root)
+    os.symlink(str(outside), os.path.join(root, "a"))
+    models = {"embedder": [{"name": "A", "enabled": True, "modelSource": source("node-1")}], "generative": []}
+    rc, out = run(tmp_path, models_dir, root, models, hostpath_dirs_state="absent")
+    assert rc != 0 and "is a symlink (never followed)" in out and "nothing was removed" in out, out
+    assert os.path.islink(os.path.join(root, "a")) and (outside / "precious").read_text() == "keep me"

@@ -12,7 +12,7 @@ import subprocess
 import pytest
 import yaml
 
-from plan_cases import ROOT, expected_names
+from ansible_collections.ai_platform.serving.tests.support.plan_cases import ROOT, expected_names
 
 MIGRATE = os.path.join(ROOT, "playbooks", "migrate_pulumi.yml")
 PLAN = os.path.join(ROOT, "playbooks", "plan.yml")

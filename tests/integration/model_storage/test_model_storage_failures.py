@@ -10,7 +10,15 @@ __metaclass__ = type
 import json
 import os
 
-from conftest import publish, registry_blob, variant_hub
+from ansible_collections.ai_platform.serving.tests.support.hub import variant_hub
+from ansible_collections.ai_platform.serving.tests.support.lab import publish
+
+
+def registry_blob(lab, digest):
+    """The file the lab registry serves ``digest`` from."""
+    root = os.path.join(lab["AIPS_LAB_DIR"], "data", "registry", "docker", "registry", "v2", "blobs", "sha256")
+    hexdigest = digest.split(":", 1)[1]
+    return os.path.join(root, hexdigest[:2], hexdigest, "data")
 
 
 def test_too_small_claim_fails_before_anything_is_created(model_factory, minilm_hub, kube):

@@ -11,13 +11,24 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
 import os
 import subprocess
-import sys
 import time
 
-from conftest import HARBOR, HERE, Relay, ansible_playbook, publish, wait_for, write_lock
+import yaml
+
+from ansible_collections.ai_platform.serving.tests.support import HARBOR
+from ansible_collections.ai_platform.serving.tests.support.lab import publish, wait_for
+from ansible_collections.ai_platform.serving.tests.support.playbook import ansible_playbook, playbook_argv, playbook_env
+from ansible_collections.ai_platform.serving.tests.support.relay import Relay
+from ansible_collections.ai_platform.serving.tests.support.site import APPLY
+
+
+def write_lock(path, reference, entry):
+    """A model_sync-style lock file with one entry, for a reference the registry is reached under."""
+    with open(path, "w") as handle:
+        yaml.safe_dump({"lock_version": 1, "models": {reference: entry}}, handle)
+    return path
 
 
 def relay_model(model, entry, relay):
@@ -38,18 +49,11 @@ def test_registry_back_after_an_outage_mid_pull_the_job_retries_and_completes(mo
     entry = publish(model.lab, model.tmp, minilm_hub, model.repository)
     relay = Relay(model.lab["AIPS_LAB_HOST_IP"], upstream(model.lab), rate=8 * 1024 * 1024).start()
     overrides = relay_model(model, entry, relay)
-    variables = model.variables(**overrides)
-    extra = os.path.join(str(model.tmp), "outage-vars.json")
-    with open(extra, "w") as handle:
-        json.dump(variables, handle)
-    env = dict(os.environ, **model.lab)
-    env.update(ANSIBLE_CONFIG=os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(HERE))), "ansible.cfg"))
-    play = subprocess.Popen([os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,",
-                             "-e", "@" + extra, "-e", "ansible_python_interpreter=%s" % sys.executable,
-                             os.path.join(HERE, "apply.yml")], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    argv = playbook_argv(APPLY, model.variables(**overrides), model.tmp)
+    play = subprocess.Popen(argv, env=playbook_env(model.lab), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
     try:
-        wait_for("the pull to be under way", lambda: relay.sent > 20 * 1024 * 1024, timeout=180)
+        wait_for("the pull to be under way", lambda: relay.to_client > 20 * 1024 * 1024, timeout=180)
         relay.stop()
         wait_for("a failed pull pod", lambda: any((p.get("status") or {}).get("phase") == "Failed"
                                                   for p in model.job_pods()), timeout=120)
@@ -76,7 +80,7 @@ def test_registry_gone_for_good_fails_with_the_reason_and_recovery(model_factory
     overrides = relay_model(model, entry, relay)
     relay.stop()      # nothing listens on that port any more
     started = time.monotonic()
-    run = ansible_playbook(model.lab, os.path.join(HERE, "apply.yml"), model.variables(**overrides), tmp_path)
+    run = ansible_playbook(model.lab, APPLY, model.variables(**overrides), tmp_path)
     elapsed = time.monotonic() - started
     assert run.rc != 0, str(run)
     assert "pull Job %s/%s failed: BackoffLimitExceeded" % (model.namespace, model.job) in run.output, str(run)

@@ -9,35 +9,24 @@ __metaclass__ = type
 
 import os
 
-from conftest import ROOT, ansible_playbook, publish
-
-INVENTORY = ("all:\n  children:\n    controller:\n      hosts:\n        localhost:\n"
-             "          ansible_connection: local\n")
+from ansible_collections.ai_platform.serving.tests.support.lab import publish
 
 
-def playbook(model, name, tmp_path, **extra):
-    inventory = tmp_path / "hosts.yml"
-    inventory.write_text(INVENTORY)
-    variables = model.variables(**extra)
-    return ansible_playbook(model.lab, os.path.join(ROOT, "playbooks", name), variables, tmp_path,
-                            inventory=str(inventory))
-
-
-def test_recover_needs_the_confirmation(model_factory, minilm_hub, kube, tmp_path):
+def test_recover_needs_the_confirmation(model_factory, minilm_hub, kube):
     model = model_factory()
     publish(model.lab, model.tmp, minilm_hub, model.repository)
     assert model.apply().rc == 0
-    run = playbook(model, "recover.yml", tmp_path, recover_model=model.slug, recover_confirm="yes")
+    run = model.play("recover.yml", recover_model=model.slug, recover_confirm="yes")
     assert run.rc != 0 and "recover_confirm=<slug>" in run.output, str(run)
     assert kube.get("pvc", model.pvc, model.namespace) is not None
 
 
-def test_recover_deletes_job_claim_and_pv_and_pulls_again(model_factory, minilm_hub, kube, tmp_path):
+def test_recover_deletes_job_claim_and_pv_and_pulls_again(model_factory, minilm_hub, kube):
     model = model_factory()
     entry = publish(model.lab, model.tmp, minilm_hub, model.repository)
     assert model.apply().rc == 0
     old = kube.get("pvc", model.pvc, model.namespace)["metadata"]["uid"]
-    run = playbook(model, "recover.yml", tmp_path, recover_model=model.slug, recover_confirm=model.slug)
+    run = model.play("recover.yml", recover_model=model.slug, recover_confirm=model.slug)
     assert run.rc == 0, str(run)
     assert "deleted job, pvc, pv" in run.output
     pvc = kube.get("pvc", model.pvc, model.namespace)
@@ -45,15 +34,15 @@ def test_recover_deletes_job_claim_and_pv_and_pulls_again(model_factory, minilm_
     assert pvc["metadata"]["annotations"]["ai-platform.serving/digest"] == entry["digest"]
 
 
-def test_cache_lists_claims_and_clears_one(model_factory, minilm_hub, kube, tmp_path):
+def test_cache_lists_claims_and_clears_one(model_factory, minilm_hub, kube):
     model = model_factory()
     entry = publish(model.lab, model.tmp, minilm_hub, model.repository)
     assert model.apply().rc == 0
-    listed = playbook(model, "cache.yml", tmp_path)
+    listed = model.play("cache.yml")
     assert listed.rc == 0, str(listed)
     assert "%s: %s/%s Bound, digest %s" % (model.slug, model.namespace, model.pvc, entry["digest"]) in \
         " ".join(listed.output.split()), str(listed)
-    cleared = playbook(model, "cache.yml", tmp_path, cache_clear=model.slug, cache_confirm=model.slug)
+    cleared = model.play("cache.yml", cache_clear=model.slug, cache_confirm=model.slug)
     assert cleared.rc == 0, str(cleared)
     assert model.marker() is None
     assert not os.path.exists(os.path.join(model.hostpath_dir, "hub"))

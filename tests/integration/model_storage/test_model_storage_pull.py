@@ -11,7 +11,10 @@ import os
 import subprocess
 import sys
 
-from conftest import publish
+from ansible_collections.ai_platform.serving.tests.support.hub import variant_hub
+from ansible_collections.ai_platform.serving.tests.support.lab import publish
+from ansible_collections.ai_platform.serving.tests.support.playbook import ansible_playbook
+from ansible_collections.ai_platform.serving.tests.support.site import APPLY
 
 REPO_ID = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -77,7 +80,6 @@ def test_dynamic_claim_on_cloud_pulls_into_the_provisioned_volume(model_factory,
 
 
 def test_moved_tag_replaces_the_job_and_pulls_afresh(model_factory, minilm_hub, kube, tmp_path):
-    from conftest import variant_hub
     model = model_factory()
     first = publish(model.lab, model.tmp, minilm_hub, model.repository)
     assert model.apply().rc == 0
@@ -134,8 +136,7 @@ def test_many_models_start_all_jobs_before_waiting(model_factory, minilm_hub, ku
     sh.copytree(str(second.models_dir / "embedder" / second.name), str(first.models_dir / "embedder" / second.name))
     both = first.variables()
     both["aips_models"]["embedder"].append({"name": second.name, "enabled": True, "modelSource": second.source})
-    from conftest import HERE, ansible_playbook
-    run = ansible_playbook(first.lab, os.path.join(HERE, "apply.yml"), both, tmp_path)
+    run = ansible_playbook(first.lab, APPLY, both, tmp_path)
     assert run.rc == 0, str(run)
     out = run.output
     assert out.index("TASK [ai_platform.serving.model_storage : Wait for the pulls]") > out.index(

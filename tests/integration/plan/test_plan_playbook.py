@@ -10,7 +10,8 @@ import subprocess
 import pytest
 import yaml
 
-from plan_cases import ROOT, case_settings, expected_names, load_cases
+from ansible_collections.ai_platform.serving.tests.support.plan_cases import (
+    ROOT, case_settings, expected_names, load_cases)
 
 CASES = load_cases()
 PLAYBOOK = os.path.join(ROOT, "playbooks", "plan.yml")

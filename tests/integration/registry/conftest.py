@@ -4,7 +4,7 @@
 """Fixtures for the roles against a real registry on loopback.
 
 Self-contained: each session starts Debian's docker-registry (CNCF distribution)
-with TLS from a fresh CA and htpasswd auth on 127.0.0.1 (lab_registry.py), so
+with TLS from a fresh CA and htpasswd auth on 127.0.0.1 (tests/support/registry.py), so
 the registry log and a byte-counting relay show exactly what was sent. The
 tools are real too: oras, helm and skopeo are looked up in $AIPS_ORAS / $AIPS_HELM /
 $AIPS_SKOPEO or on PATH (``eval "$(lab/lab env)"`` puts the lab's builds there);
@@ -15,23 +15,14 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
 import os
-import re
 import shutil
-import subprocess
-import sys
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
-sys.path.insert(0, HERE)
-
-import hub_fixture  # noqa: E402
-import lab_registry  # noqa: E402
-
-RECAP_RE = re.compile(r"^\S+\s+:\s+ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)", re.M)
+from ansible_collections.ai_platform.serving.tests.support import registry as lab_registry
+from ansible_collections.ai_platform.serving.tests.support.lab import minilm_hub  # noqa: F401  pylint: disable=unused-import
+from ansible_collections.ai_platform.serving.tests.support.playbook import run_role as run_one_role
 
 
 def find_tool(name, env):
@@ -50,60 +41,26 @@ def tools():
 
 
 @pytest.fixture(scope="session")
-def registry(tmp_path_factory, tools):
+def registry(tmp_path_factory, tools):  # pylint: disable=redefined-outer-name
     reg = lab_registry.Registry(str(tmp_path_factory.mktemp("registry")))
     reg.start()
     yield reg
     reg.stop()
 
 
-@pytest.fixture(scope="session")
-def minilm_hub(tmp_path_factory):
-    hub = str(tmp_path_factory.mktemp("hf") / "hub")
-    hub_fixture.build_hub_cache(hub_fixture.minilm_dir(), hub, hub_fixture.MINILM_REPO, hub_fixture.MINILM_COMMIT)
-    return hub
-
-
-class PlaybookRun:
-    def __init__(self, proc):
-        self.rc = proc.returncode
-        self.output = proc.stdout + proc.stderr
-        recap = RECAP_RE.findall(proc.stdout)
-        self.ok, self.changed, self.unreachable, self.failed = (
-            [int(x) for x in recap[-1]] if recap else (None, None, None, None))
-
-    def __repr__(self):
-        return "rc=%s changed=%s failed=%s\n%s" % (self.rc, self.changed, self.failed, self.output[-6000:])
-
-
-def make_runner(workdir, tools):
+def make_runner(workdir):
     """Run one role of the collection on localhost with the given variables (from a file, not argv)."""
     def run(role, variables, tasks_from="main", verbosity=0, check=False):
-        playbook = workdir / ("play-%s.yml" % role)
-        playbook.write_text(
-            "- hosts: localhost\n  connection: local\n  gather_facts: false\n  tasks:\n"
-            "    - name: Apply the role\n      ansible.builtin.include_role:\n"
-            "        name: ai_platform.serving.%s\n        tasks_from: %s\n" % (role, tasks_from))
-        extra = workdir / "vars.json"
-        extra.write_text(json.dumps(variables))
-        argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "localhost,",
-                "-e", "@%s" % extra, "-e", "ansible_python_interpreter=%s" % sys.executable, str(playbook)]
-        if verbosity:
-            argv.append("-" + "v" * verbosity)
-        if check:
-            argv.append("--check")
-        env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
-                   ANSIBLE_FORCE_COLOR="0")
-        return PlaybookRun(subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, check=False, text=True))
+        return run_one_role(None, workdir, role, variables, tasks_from=tasks_from, verbosity=verbosity, check=check)
     return run
 
 
 @pytest.fixture
-def run_role(tmp_path, tools):
-    return make_runner(tmp_path, tools)
+def run_role(tmp_path, tools):  # pylint: disable=redefined-outer-name,unused-argument
+    return make_runner(tmp_path)
 
 
 @pytest.fixture(scope="module")
-def module_run_role(tmp_path_factory, tools):
+def module_run_role(tmp_path_factory, tools):  # pylint: disable=redefined-outer-name,unused-argument
     """run_role for module-scoped fixtures (tests may be spread over xdist workers)."""
-    return make_runner(tmp_path_factory.mktemp("plays"), tools)
+    return make_runner(tmp_path_factory.mktemp("plays"))

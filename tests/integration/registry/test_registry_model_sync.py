@@ -20,8 +20,8 @@ import time
 import pytest
 import yaml
 
-import hub_fixture
-from role_vars import model_sync_vars
+from ansible_collections.ai_platform.serving.tests.support import hub as hub_fixture
+from ansible_collections.ai_platform.serving.tests.support.registry import model_sync_vars
 from ansible_collections.ai_platform.serving.plugins.module_utils.oci_archive import sha256_bytes, sha256_file
 
 REPO = hub_fixture.MINILM_REPO
@@ -115,8 +115,8 @@ def test_unchanged_rerun_sends_no_blob_bytes(registry, tools, tmp_path, minilm_h
     assert run.changed == 0, run
     assert uploads_since(registry, mark) == []
     # Only TLS handshakes and two manifest GETs travel; far below the smallest layer set.
-    print("unchanged re-run: %d bytes sent to the registry" % registry.relay.sent)
-    assert registry.relay.sent < 32 * 1024
+    print("unchanged re-run: %d bytes sent to the registry" % registry.relay.to_upstream)
+    assert registry.relay.to_upstream < 32 * 1024
     assert read_lock() == before
 
 
@@ -163,8 +163,8 @@ def test_one_changed_file_sends_only_that_layer(registry, tools, tmp_path, minil
     # The changed README and the new refs/main are the only blobs; every other layer was skipped.
     assert sent == {sha256_file(readme), sha256_text(NEW_COMMIT)}, sent
     readme_size = os.path.getsize(readme)
-    print("one changed file (%d bytes): %d bytes sent" % (readme_size, registry.relay.sent))
-    assert registry.relay.sent < readme_size + 64 * 1024
+    print("one changed file (%d bytes): %d bytes sent" % (readme_size, registry.relay.to_upstream))
+    assert registry.relay.to_upstream < readme_size + 64 * 1024
     assert read_lock("v1-next")["revision"] == NEW_COMMIT
     assert read_lock()["revision"] == COMMIT
 

@@ -14,9 +14,9 @@ __metaclass__ = type
 import pytest
 import yaml
 
-import hf_mirror
-import hub_fixture
-from role_vars import model_sync_vars
+from ansible_collections.ai_platform.serving.tests.support import hf_mirror
+from ansible_collections.ai_platform.serving.tests.support import hub as hub_fixture
+from ansible_collections.ai_platform.serving.tests.support.registry import model_sync_vars
 
 TOKEN = "hf_" + "Q" * 30
 KEY = "harbor.harbor.svc.cluster.local/ai-models/all-minilm-l6-v2:%s"

@@ -18,15 +18,12 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 
 import pytest
 import yaml
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-
-from labplay import CHART_FILES, ROOT, UPSTREAM_CHARTS  # noqa: E402
+from ansible_collections.ai_platform.serving.tests.support import ROOT
+from ansible_collections.ai_platform.serving.tests.support.lab import CHART_FILES, UPSTREAM_CHARTS
 
 INVENTORIES = ("cloud", "rke2", "lab")
 KUBE_VERSION = "1.33.13"  # lab/versions.env KUBERNETES_VERSION

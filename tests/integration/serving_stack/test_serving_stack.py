@@ -16,18 +16,14 @@ __metaclass__ = type
 import json
 import math
 import os
-import sys
 import urllib.request
-from pathlib import Path
 
 import pytest
 import yaml
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "registry"))
-
-import hub_fixture  # noqa: E402
-
-from labplay import GPU_TOLERATION  # noqa: E402
+from ansible_collections.ai_platform.serving.tests.support import ROOT
+from ansible_collections.ai_platform.serving.tests.support import hub as hub_fixture
+from ansible_collections.ai_platform.serving.tests.support.lab import GPU_TOLERATION
 
 pytestmark = pytest.mark.xdist_group("serving-stack-deployed")
 
@@ -82,7 +78,8 @@ def test_embedder_serves_the_pulled_model_read_only_to_another_namespace(deploye
         "/model-cache/hub/models--sentence-transformers--all-MiniLM-L6-v2/snapshots/%s" % hub_fixture.MINILM_COMMIT)
     # real embeddings from the pulled claim (the lab's infinity STAND-IN computes them with
     # huggingface_hub, tokenizers, safetensors and numpy): equal to sentence-transformers' own
-    golden = json.loads((Path(__file__).resolve().parents[2] / "fixtures" / "minilm_golden_embeddings.json").read_text())
+    with open(os.path.join(ROOT, "tests", "fixtures", "minilm_golden_embeddings.json")) as handle:
+        golden = json.load(handle)
     request = urllib.request.Request(
         "http://%s:8200/v1/embeddings" % service["spec"]["clusterIP"],
         data=json.dumps({"model": golden["repo_id"], "input": golden["sentences"]}).encode(),

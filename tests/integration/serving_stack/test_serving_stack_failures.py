@@ -12,7 +12,7 @@ __metaclass__ = type
 
 import os
 
-from labplay import HARBOR
+from ansible_collections.ai_platform.serving.tests.support import HARBOR
 
 
 def test_a_failed_pull_creates_no_modelservice_release(stack_factory):
@@ -39,17 +39,24 @@ def test_serving_alone_refuses_a_model_whose_weights_are_not_pulled(stack_factor
     assert stack.kube.get("namespace", stack.namespace("generative")) is None
 
 
+def serving_with_values(stack, change):
+    """The serving stage after ``change`` to the generative model's modelservice values: it must fail and
+    create nothing (no namespace)."""
+    stack.edit_values("generative", "ms", change)
+    run = stack.site("--tags", "serving")
+    assert run.rc != 0, str(run)
+    assert stack.kube.get("namespace", stack.namespace("generative")) is None
+    return run
+
+
 def test_an_internet_image_on_prem_fails_before_anything_changes(stack_factory):
     stack = stack_factory()
 
     def leak(values):
         values["decode"]["containers"][0]["image"] = "ghcr.io/llm-d/llm-d-inference-sim:v0.7.1"
-    stack.edit_values("generative", "ms", leak)
-    run = stack.site("--tags", "serving")
-    assert run.rc != 0, str(run)
+    run = serving_with_values(stack, leak)
     assert ("Gen-%s: modelservice values decode.containers[0].image = ghcr.io/llm-d/llm-d-inference-sim:v0.7.1 "
             "is not in harbor.harbor.svc.cluster.local" % stack.suffix) in run.output, str(run)
-    assert stack.kube.get("namespace", stack.namespace("generative")) is None
 
 
 def test_values_the_real_chart_rejects_fail_before_anything_changes(stack_factory):
@@ -58,13 +65,10 @@ def test_values_the_real_chart_rejects_fail_before_anything_changes(stack_factor
 
     def no_command(values):
         del values["decode"]["containers"][0]["command"]
-    stack.edit_values("generative", "ms", no_command)
-    run = stack.site("--tags", "serving")
-    assert run.rc != 0, str(run)
+    run = serving_with_values(stack, no_command)
     assert ("Gen-%s: %s: decode.containers[0] (vllm) has modelCommand custom (the chart's default) but no command"
             % (stack.suffix, stack.values_file("generative", "ms"))) in run.output, str(run)
     assert "Fix: set command" in run.output
-    assert stack.kube.get("namespace", stack.namespace("generative")) is None
 
 
 def test_a_failed_release_names_the_model_the_chart_and_the_helm_error(stack_factory):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from plan_cases import case_settings, load_cases
+from ansible_collections.ai_platform.serving.tests.support.plan_cases import case_settings, load_cases
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan import build_plan, format_problems
 

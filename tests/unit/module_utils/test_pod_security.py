@@ -2,7 +2,7 @@
 
 import pytest
 
-from plan_cases import case_settings
+from ansible_collections.ai_platform.serving.tests.support.plan_cases import case_settings
 
 from ansible_collections.ai_platform.serving.plugins.filter import pod_security as flt
 from ansible_collections.ai_platform.serving.plugins.module_utils import plan, pull_job

@@ -5,7 +5,7 @@ import os
 import pytest
 import yaml
 
-from plan_cases import ROOT
+from ansible_collections.ai_platform.serving.tests.support.plan_cases import ROOT
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import pulumi_stack as ps
 

@@ -7,7 +7,7 @@ import yaml
 
 from ansible.errors import AnsibleFilterError
 
-from plan_cases import ROOT
+from ansible_collections.ai_platform.serving.tests.support.plan_cases import ROOT
 
 from ansible_collections.ai_platform.serving.plugins.filter import pulumi_stack
 
