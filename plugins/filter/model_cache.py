@@ -10,7 +10,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import model_cache
+from ansible_collections.ai_platform.serving.plugins.module_utils import model_cache, pull_job
 
 
 def claim_fate(claim, volume=None):
@@ -30,9 +30,27 @@ def human_bytes(count):
         raise AnsibleFilterError("human_bytes: expects a number of bytes, got %r" % (count,))
 
 
+def claim_pull_record(claim):
+    """What a model claim records of its pull (annotations by marker field) and its slug label."""
+    if not isinstance(claim, dict):
+        raise AnsibleFilterError("claim_pull_record: expects a claim object (k8s_info resource), got %s"
+                                 % type(claim).__name__)
+    return pull_job.claim_pull_record(claim)
+
+
+def model_claim_reset(record):
+    """The merge patch that drops one model claim's record of its pull."""
+    try:
+        return pull_job.claim_reset_patch(record)
+    except (pull_job.StorageError, KeyError, TypeError, AttributeError) as exc:
+        raise AnsibleFilterError("model_claim_reset: expects a plan record with a Harbor model source: %s" % exc)
+
+
 class FilterModule(object):
     def filters(self):
         return {
             "claim_fate": claim_fate,
             "human_bytes": human_bytes,
+            "claim_pull_record": claim_pull_record,
+            "model_claim_reset": model_claim_reset,
         }

@@ -2,7 +2,7 @@
 # Copyright: (c) 2026, ai_platform.serving contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Filters for slugs and per-model resource names; docs in the <filter>.yml files beside this one."""
+"""Filters for slugs, per-model resource names and label selectors; docs in the <filter>.yml files beside this one."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -44,6 +44,14 @@ def resource_name(slug, kind, namespace=None, release_name=None):
     return names[kind]
 
 
+def label_selectors(selection):
+    """The ``key=value`` selectors of one of naming.SELECTIONS (``managed``, ``model_cache``)."""
+    if selection not in naming.SELECTIONS:
+        raise AnsibleFilterError("label_selectors: unknown selection %r; use one of %s"
+                                 % (selection, ", ".join(sorted(naming.SELECTIONS))))
+    return naming.label_selectors(naming.SELECTIONS[selection])
+
+
 class FilterModule(object):
     def filters(self):
         return {
@@ -51,4 +59,5 @@ class FilterModule(object):
             "slug_from_folders": slug_from_folders,
             "resource_names": resource_names,
             "resource_name": resource_name,
+            "label_selectors": label_selectors,
         }

@@ -28,7 +28,8 @@ import posixpath
 import shutil
 import stat
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.pull_job import LABEL_SLUG, parse_marker
+from ansible_collections.ai_platform.serving.plugins.module_utils.naming import LABEL_SLUG
+from ansible_collections.ai_platform.serving.plugins.module_utils.pull_job import parse_marker
 
 MARKER = ".pulled"
 HOSTNAME_LABEL = "kubernetes.io/hostname"

@@ -17,7 +17,9 @@ __metaclass__ = type
 
 import datetime
 
-LEASE_NAME = "ai-platform-serving"
+from ansible_collections.ai_platform.serving.plugins.module_utils import naming
+
+LEASE_NAME = naming.LEASE_NAME
 ACQUIRE = "acquire"
 RENEW = "renew"
 TAKE_OVER = "take-over"
@@ -50,7 +52,7 @@ def parse_time(text):
 
 def lease_manifest(namespace, holder, duration, moment, acquired=None, resource_version=None):
     metadata = {"name": LEASE_NAME, "namespace": namespace,
-                "labels": {"app.kubernetes.io/managed-by": "ai_platform.serving"}}
+                "labels": naming.managed_labels()}
     if resource_version:
         metadata["resourceVersion"] = resource_version
     return {

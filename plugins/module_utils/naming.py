@@ -2,10 +2,10 @@
 # Copyright: (c) 2026, ai_platform.serving contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""The one place where per-model names are derived from a slug.
+"""The one place where names are derived: per-model resource names, labels, annotation keys, endpoints.
 
 Every role, filter and module of the collection takes names from here (through
-the model plan or the name filters); none builds a name on its own.
+the model plan, its records or the name filters); none builds a name on its own.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -27,23 +27,51 @@ GAIE_PREFIX = "gaie-"
 MS_PREFIX = "ms-"
 HARBOR_PULL_SECRET = "harbor-creds"
 GATEWAY_SUFFIX = "-inference-gateway"
+LEASE_NAME = "ai-platform-serving"  # serialises model_storage runs in a model namespace (model_lease)
+
+# The object that routes requests to a model, by its key in the names: the HTTPRoute of the
+# Gateway (generative) or the embeddings Service (embedder). A record carries both names and
+# its ``routing_kind``; the other name is the object to remove after a category change.
+ROUTING_HTTPROUTE = "httproute"
+ROUTING_EMBEDDINGS = "embeddings_service"
+ROUTING_KINDS = (ROUTING_HTTPROUTE, ROUTING_EMBEDDINGS)
+
+# One label set for every object the collection creates. The ``slug`` key is the one the pull
+# Job's pod template, the claims and the cache listing have always carried (a Job template is
+# immutable, so it stays); objects of the model cache add the component.
+LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
+LABEL_COMPONENT = "app.kubernetes.io/component"
+LABEL_SLUG = "ai-platform.serving/slug"
+MANAGED_BY = "ai_platform.serving"
+COMPONENT_MODEL_CACHE = "model-cache"
+ANNOTATION_PREFIX = "ai-platform.serving/"
+
+
+def _name_limits(*rules):
+    """NAME_LIMITS from ``(limit, why, {name key: what it names})`` rules, one rule per reason."""
+    table = {}
+    for limit, why, whats in rules:
+        table.update((key, (what, limit, why)) for key, what in whats.items())
+    return table
+
 
 # name key -> (what it names, Kubernetes limit, why that limit applies)
-NAME_LIMITS = {
-    "namespace": ("Namespace", DNS_LABEL_MAX, "a namespace name is a DNS label"),
-    "infra_release": ("llm-d-infra Helm release", HELM_RELEASE_MAX, "Helm release names are at most 53 characters"),
-    "gaie_release": ("GAIE Helm release", HELM_RELEASE_MAX, "Helm release names are at most 53 characters"),
-    "ms_release": ("ModelService Helm release", HELM_RELEASE_MAX, "Helm release names are at most 53 characters"),
-    "gateway": ("Gateway", DNS_LABEL_MAX, "llm-d-infra truncates the Gateway name to 63 characters, so the HTTPRoute would miss it"),
-    "httproute": ("HTTPRoute", DNS_SUBDOMAIN_MAX, "object names are DNS subdomains"),
-    "pvc": ("PersistentVolumeClaim", DNS_SUBDOMAIN_MAX, "object names are DNS subdomains"),
-    "pv": ("PersistentVolume", DNS_SUBDOMAIN_MAX, "object names are DNS subdomains"),
-    "pull_job": ("pull Job", DNS_LABEL_MAX, "the Job name becomes the job-name label of its pods, a label value of at most 63"),
-    "embeddings_service": ("embeddings Service", DNS_LABEL_MAX, "a Service name is a DNS label"),
-    "gateway_service": ("ExternalName Service", DNS_LABEL_MAX, "a Service name is a DNS label"),
-    "gateway_defaults": ("gateway defaults ConfigMap", DNS_SUBDOMAIN_MAX, "object names are DNS subdomains"),
-    "epp_service": ("endpoint picker Service", DNS_LABEL_MAX, "a Service name is a DNS label"),
-}
+NAME_LIMITS = _name_limits(
+    (DNS_LABEL_MAX, "a namespace name is a DNS label", {"namespace": "Namespace"}),
+    (HELM_RELEASE_MAX, "Helm release names are at most 53 characters",
+     {"infra_release": "llm-d-infra Helm release", "gaie_release": "GAIE Helm release",
+      "ms_release": "ModelService Helm release"}),
+    (DNS_LABEL_MAX, "llm-d-infra truncates the Gateway name to 63 characters, so the HTTPRoute would miss it",
+     {"gateway": "Gateway"}),
+    (DNS_SUBDOMAIN_MAX, "object names are DNS subdomains",
+     {"httproute": "HTTPRoute", "pvc": "PersistentVolumeClaim", "pv": "PersistentVolume",
+      "gateway_defaults": "gateway defaults ConfigMap"}),
+    (DNS_LABEL_MAX, "the Job name becomes the job-name label of its pods, a label value of at most 63",
+     {"pull_job": "pull Job", "clear_job": "clear Job"}),
+    (DNS_LABEL_MAX, "a Service name is a DNS label",
+     {"embeddings_service": "embeddings Service", "gateway_service": "ExternalName Service",
+      "epp_service": "endpoint picker Service"}),
+)
 # inferencepool v1.2.0 names its endpoint picker (Deployment, Service, DestinationRule) after the
 # release, lowercased, trimmed and cut to this many characters, plus "-epp".
 EPP_RELEASE_MAX = 40
@@ -122,6 +150,11 @@ def pull_job_name(slug):
     return "%s-model-pull" % slug
 
 
+def clear_job_name(slug):
+    """The Job that empties the claim (playbooks/cache.yml), beside the pull Job."""
+    return "%s-model-clear" % slug
+
+
 def embeddings_service_name(slug):
     return "%s%s-embeddings" % (MS_PREFIX, slug)
 
@@ -151,11 +184,72 @@ def resource_names(slug, namespace=None, release_name=None):
         "pvc": model_pvc_name(slug),
         "pv": model_pv_name(slug),
         "pull_job": pull_job_name(slug),
+        "clear_job": clear_job_name(slug),
         "embeddings_service": embeddings_service_name(slug),
         "gateway_service": gateway_service_name(slug),
         "gateway_defaults": gateway_defaults_name(slug),
         "epp_service": epp_service_name(gaie_release_name(slug)),
     }
+
+
+def routing_kind(embedder):
+    """The names key of the object that routes to a model (see ROUTING_KINDS)."""
+    return ROUTING_EMBEDDINGS if embedder else ROUTING_HTTPROUTE
+
+
+def stale_routing_kind(kind):
+    """The other routing object's names key: what a model of ``kind`` must not keep."""
+    return ROUTING_HTTPROUTE if kind == ROUTING_EMBEDDINGS else ROUTING_EMBEDDINGS
+
+
+def service_fqdn(name, namespace, cluster_domain):
+    return "%s.%s.svc.%s" % (name, namespace, cluster_domain)
+
+
+def gateway_class_service_name(gateway, gateway_class):
+    """Istio names the Service of a Gateway it deploys ``<gateway>-<gateway class>``."""
+    return "%s-%s" % (gateway, gateway_class)
+
+
+def endpoint_url(names, kind, cluster_domain, embeddings_port):
+    """Where clients reach a model: the embeddings Service on its port, or the Gateway through its
+    ExternalName Service (``names`` of a plan record, ``kind`` its routing_kind)."""
+    if kind == ROUTING_EMBEDDINGS:
+        return "http://%s:%s" % (service_fqdn(names[ROUTING_EMBEDDINGS], names["namespace"], cluster_domain),
+                                 embeddings_port)
+    return "http://%s" % service_fqdn(names["gateway_service"], names["namespace"], cluster_domain)
+
+
+def managed_labels():
+    """The label of every object the collection creates."""
+    return {LABEL_MANAGED_BY: MANAGED_BY}
+
+
+def model_labels(slug, component=None):
+    """The labels of one model's objects; ``component`` for those of the model cache."""
+    labels = managed_labels()
+    labels[LABEL_SLUG] = slug
+    if component:
+        labels[LABEL_COMPONENT] = component
+    return labels
+
+
+# What playbooks select by (the label_selectors filter): everything the collection manages, or
+# the model claims (and PVs, Jobs) of the model cache.
+SELECTIONS = {
+    "managed": managed_labels(),
+    "model_cache": dict(managed_labels(), **{LABEL_COMPONENT: COMPONENT_MODEL_CACHE}),
+}
+
+
+def label_selectors(labels):
+    """``key=value`` selectors (kubernetes.core's label_selectors) matching all of ``labels``."""
+    return ["%s=%s" % (key, labels[key]) for key in sorted(labels)]
+
+
+def annotation_key(field):
+    """The collection's annotation for a field: ``pulled_at`` -> ``ai-platform.serving/pulled-at``."""
+    return ANNOTATION_PREFIX + field.replace("_", "-")
 
 
 def name_limit_problems(names, keys=None):

@@ -280,9 +280,9 @@ class _ModelChecker(object):
     def _limited_keys(self):
         keys = ["namespace", "infra_release", "gaie_release", "ms_release", "gateway",
                 "gateway_service", "gateway_defaults"]
-        keys.append("httproute" if self.category == "generative" else "embeddings_service")
+        keys.append(naming.routing_kind(self.category == "embedder"))
         if self.entry.get("modelSource"):
-            keys.extend(["pvc", "pv", "pull_job"])
+            keys.extend(["pvc", "pv", "pull_job", "clear_job"])
         return keys
 
     def _slug_fits(self, slug, namespace, release):
@@ -403,6 +403,7 @@ class _ModelChecker(object):
             "pvc": names["pvc"],
             "pv": names["pv"] if on_prem else None,
             "pull_job": names["pull_job"],
+            "clear_job": names["clear_job"],
             "size": source["storageSize"],
             "size_bytes": size_bytes,
             "storage_class": storage_class,
@@ -475,9 +476,8 @@ class _ModelChecker(object):
             "embedder": embedder,
             "slug": slug,
             "names": dict(names,
-                          httproute=None if embedder else names["httproute"],
-                          embeddings_service=names["embeddings_service"] if embedder else None,
                           harbor_pull_secret=naming.HARBOR_PULL_SECRET if self.settings.get("harbor_token") else None),
+            "routing_kind": naming.routing_kind(embedder),
             "namespace": names["namespace"],
             "node_selector": node_selector,
             "affinity": node_affinity(node_selector),

@@ -23,17 +23,11 @@ import copy
 import hashlib
 import json
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan, pod_security
+from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan, naming, pod_security
 
-GROUP = "ai-platform.serving"
-LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
-LABEL_COMPONENT = "app.kubernetes.io/component"
-LABEL_SLUG = GROUP + "/slug"
-MANAGED_BY = "ai_platform.serving"
-COMPONENT = "model-cache"
-ANNOTATION_SPEC_HASH = GROUP + "/spec-hash"
-ANNOTATION_DIGEST = GROUP + "/digest"
-ANNOTATION_REFERENCE = GROUP + "/reference"
+ANNOTATION_SPEC_HASH = naming.annotation_key("spec_hash")
+ANNOTATION_DIGEST = naming.annotation_key("digest")
+ANNOTATION_REFERENCE = naming.annotation_key("reference")
 # Marker keys published as PVC annotations (key -> annotation suffix).
 ANNOTATED_KEYS = ("digest", "reference", "size", "files", "pulled_at", "architectures", "model_type",
                   "torch_dtype", "transformers_version")
@@ -238,7 +232,7 @@ class StorageError(Exception):
 
 
 def labels(record):
-    return {LABEL_MANAGED_BY: MANAGED_BY, LABEL_COMPONENT: COMPONENT, LABEL_SLUG: record["slug"]}
+    return naming.model_labels(record["slug"], naming.COMPONENT_MODEL_CACHE)
 
 
 def _storage(record):
@@ -404,12 +398,6 @@ CLEAR_RESOURCES = {"requests": {"cpu": "50m", "memory": "32Mi", "ephemeral-stora
                    "limits": {"cpu": "500m", "memory": "64Mi", "ephemeral-storage": "16Mi"}}
 
 
-def clear_job_name(record):
-    """``<slug>-model-clear``, beside the pull Job ``<slug>-model-pull``."""
-    name = _storage(record)["pull_job"]
-    return (name[:-len("-pull")] if name.endswith("-pull") else name) + "-clear"
-
-
 def clear_job_manifest(record, uid=pod_security.DEFAULT_UID, active_deadline_seconds=600):
     """The Job that empties the model's claim (the ORAS image's shell), restricted like the pull Job."""
     storage = _storage(record)
@@ -438,7 +426,7 @@ def clear_job_manifest(record, uid=pod_security.DEFAULT_UID, active_deadline_sec
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
-        "metadata": {"name": clear_job_name(record), "namespace": record["namespace"], "labels": labels(record)},
+        "metadata": {"name": storage["clear_job"], "namespace": record["namespace"], "labels": labels(record)},
         "spec": {
             "backoffLimit": 1,
             "ttlSecondsAfterFinished": 600,
@@ -527,18 +515,39 @@ def pvc_annotations(marker):
             continue
         if isinstance(value, list):
             value = ",".join(value)
-        annotations["%s/%s" % (GROUP, key.replace("_", "-"))] = str(value)
+        annotations[naming.annotation_key(key)] = str(value)
     return annotations
 
 
 def annotations_marker(annotations):
     """The reverse of pvc_annotations, for the cache listing."""
     marker = {}
-    prefix = GROUP + "/"
+    prefix = naming.ANNOTATION_PREFIX
     for key, value in (annotations or {}).items():
         if key.startswith(prefix):
             marker[key[len(prefix):].replace("-", "_")] = value
     return parse_marker("\n".join("%s=%s" % item for item in sorted(marker.items())))
+
+
+def claim_pull_record(pvc):
+    """What a claim records of its pull, by marker field (``digest``, ``pulled_at``, ...), plus its ``slug``
+    label; a field the claim does not carry is left out (the cache listing)."""
+    meta = (pvc or {}).get("metadata") or {}
+    annotations = meta.get("annotations") or {}
+    found = dict((key, annotations[naming.annotation_key(key)]) for key in ANNOTATED_KEYS
+                 if naming.annotation_key(key) in annotations)
+    slug = (meta.get("labels") or {}).get(naming.LABEL_SLUG)
+    if slug is not None:
+        found["slug"] = slug
+    return found
+
+
+def claim_reset_patch(record):
+    """The merge patch of a model's claim that drops its record of the pull (every pvc_annotations key)."""
+    storage = _storage(record)
+    return {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+            "metadata": {"name": storage["pvc"], "namespace": record["namespace"],
+                         "annotations": dict((naming.annotation_key(key), None) for key in ANNOTATED_KEYS)}}
 
 
 def claim_plan_problem(record, annotations):

@@ -16,7 +16,7 @@ __metaclass__ = type
 import base64
 import json
 
-MANAGED_BY = {"app.kubernetes.io/managed-by": "ai_platform.serving"}
+from ansible_collections.ai_platform.serving.plugins.module_utils import naming
 
 
 def _b64(text):
@@ -35,6 +35,6 @@ def pull_secret(name, namespace, host, username, password):
         "apiVersion": "v1",
         "kind": "Secret",
         "type": "kubernetes.io/dockerconfigjson",
-        "metadata": {"name": name, "namespace": namespace, "labels": dict(MANAGED_BY)},
+        "metadata": {"name": name, "namespace": namespace, "labels": naming.managed_labels()},
         "data": {".dockerconfigjson": _b64(dockerconfigjson(host, username, password))},
     }

@@ -223,14 +223,15 @@ def images_off_registry(values, registry_hosts):
 # ---------------------------------------------------------------------------------------------
 # llm-d-infra, GAIE, the plain objects and the air-gap check
 
-LABEL_MODEL = "ai-platform.serving/model"
-MANAGED_BY = {"app.kubernetes.io/managed-by": "ai_platform.serving"}
 # model_storage writes it on the claim once the pull is verified.
 PULLED_DIGEST_ANNOTATION = pull_job.ANNOTATION_DIGEST
 INFERENCE_POOL_GROUP = "inference.networking.k8s.io"
+# routing kind (naming.ROUTING_KINDS) -> (apiVersion, kind) of its object
+ROUTING_OBJECTS = {naming.ROUTING_HTTPROUTE: ("gateway.networking.k8s.io/v1", "HTTPRoute"),
+                   naming.ROUTING_EMBEDDINGS: ("v1", "Service")}
 # On llm-d-infra's Gateway and its ConfigMap: the placement the post-renderer merges into the
 # ConfigMap's Deployment overlay (roles/serving_stack/files/gateway_placement.py reads this key).
-GATEWAY_PLACEMENT_ANNOTATION = "ai-platform.serving/gateway-placement"
+GATEWAY_PLACEMENT_ANNOTATION = naming.annotation_key("gateway_placement")
 
 DEFAULT_SETTINGS = {
     # llm-d-infra / Istio
@@ -256,13 +257,10 @@ def _settings(settings):
     return merged
 
 
-def _service_fqdn(name, namespace, domain):
-    return "%s.%s.svc.%s" % (name, namespace, domain)
-
-
-def epp_service_name(record):
-    """GAIE v1.2.0's endpoint-picker Service (naming.epp_service_name)."""
-    return record["names"].get("epp_service") or naming.epp_service_name(record["names"]["gaie_release"])
+def _epp_fqdn(record, cfg):
+    """GAIE v1.2.0's endpoint-picker Service (the plan's names.epp_service), by FQDN."""
+    names = record["names"]
+    return naming.service_fqdn(names["epp_service"], names["namespace"], cfg["cluster_domain"])
 
 
 # llm-d-modelservice v0.4.12 labels the model pods with modelArtifacts.labels (this default) plus
@@ -305,7 +303,7 @@ def infra_values(record, settings=None):
             "service": {"type": cfg["gateway_service_type"]},
             "destinationRule": {
                 "enabled": True,
-                "host": _service_fqdn(epp_service_name(record), names["namespace"], cfg["cluster_domain"]),
+                "host": _epp_fqdn(record, cfg),
                 "trafficPolicy": {"tls": {"mode": "SIMPLE", "insecureSkipVerify": True}},
             },
         },
@@ -332,32 +330,25 @@ def gaie_values(record, file_values, settings=None):
     names = record["names"]
     provider = {"name": cfg["gaie_provider"]}
     if cfg["gaie_provider"] == "istio":
-        rule = {"host": _service_fqdn(epp_service_name(record), names["namespace"], cfg["cluster_domain"])}
+        rule = {"host": _epp_fqdn(record, cfg)}
         if cfg["connection_pool"]:
             rule["trafficPolicy"] = {"connectionPool": cfg["connection_pool"]}
         provider["istio"] = {"destinationRule": rule}
     return merge_values(file_values or {}, {"provider": provider})
 
 
-def _labels(record, extra=None):
-    labels = dict(MANAGED_BY)
-    labels[LABEL_MODEL] = record["slug"]
-    labels.update(extra or {})
-    return labels
-
-
 def _meta(record, name):
-    return {"name": name, "namespace": record["names"]["namespace"], "labels": _labels(record)}
+    return {"name": name, "namespace": record["names"]["namespace"], "labels": naming.model_labels(record["slug"])}
 
 
 def gateway_service(record, settings=None):
     """ExternalName Service ``llmd-gateway-<slug>``: Istio's Service of the Gateway, by FQDN."""
     cfg = _settings(settings)
     names = record["names"]
-    target = "%s-%s" % (names["gateway"], cfg["gateway_class"])
+    target = naming.gateway_class_service_name(names["gateway"], cfg["gateway_class"])
     return {"apiVersion": "v1", "kind": "Service", "metadata": _meta(record, names["gateway_service"]),
             "spec": {"type": "ExternalName",
-                     "externalName": _service_fqdn(target, names["namespace"], cfg["cluster_domain"])}}
+                     "externalName": naming.service_fqdn(target, names["namespace"], cfg["cluster_domain"])}}
 
 
 def httproute(record, settings=None):
@@ -411,24 +402,26 @@ def stack_spec(record, gaie_file, ms_file, settings=None):
     gaie = gaie_values(record, gaie_file, settings)
     ms = modelservice_values(record, ms_file)
     infra = infra_values(record, settings)
-    namespace = record["names"]["namespace"]
-    if record.get("embedder"):
+    names = record["names"]
+    cfg = _settings(settings)
+    kind = record["routing_kind"]
+    if kind == naming.ROUTING_EMBEDDINGS:
         routing = embeddings_service(record, ms, settings)
-        stale = [("gateway.networking.k8s.io/v1", "HTTPRoute", naming.httproute_name(record["slug"]))]
     else:
         routing = httproute(record, settings)
-        stale = [("v1", "Service", naming.embeddings_service_name(record["slug"]))]
-    # created by earlier versions of the collection; nothing reads it
-    stale.append(("v1", "ConfigMap", record["names"]["gateway_defaults"]))
+    stale_kind = naming.stale_routing_kind(kind)
+    # the other branch's object, and the ConfigMap of earlier versions of the collection (nothing reads it)
+    stale = [ROUTING_OBJECTS[stale_kind] + (names[stale_kind],), ("v1", "ConfigMap", names["gateway_defaults"])]
     releases = [("infra", infra), ("gaie", gaie), ("modelservice", ms)]
     return {
         "slug": record["slug"],
         "values": dict(releases),
         "objects": [gateway_service(record, settings)],
         "routing": routing,
+        "endpoint": naming.endpoint_url(names, kind, cfg["cluster_domain"], int(cfg["embeddings_port"])),
         # the other branch's object (a model that changed category) and objects no longer made
-        "stale": [{"apiVersion": api, "kind": kind, "metadata": {"name": name, "namespace": namespace}}
-                  for api, kind, name in stale],
+        "stale": [{"apiVersion": api, "kind": stale_object, "metadata": {"name": name, "namespace": names["namespace"]}}
+                  for api, stale_object, name in stale],
         "problems": (modelservice_problems(record, ms_file) + pool_selection_problems(record, gaie, ms)
                      + air_gap_problems(record, releases, settings)
                      + values_policy.policy_problems(record, {"gaie": gaie_file, "ms": ms_file}, settings)),

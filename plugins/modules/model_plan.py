@@ -135,10 +135,17 @@ records:
       type: str
     names:
       description:
-        - Every resource name - namespace, infra_release, gaie_release, ms_release, gateway, httproute
-          (None for embedders), pvc, pv, pull_job, embeddings_service (None for generative models),
-          gateway_service, gateway_defaults, epp_service, harbor_pull_secret (None without a token).
+        - Every resource name - namespace, infra_release, gaie_release, ms_release, gateway, httproute,
+          embeddings_service, pvc, pv, pull_job, clear_job, gateway_service, gateway_defaults, epp_service,
+          harbor_pull_secret (None without a token).
+        - Both routing names are set whatever the category; RV(records[].routing_kind) says which one applies.
       type: dict
+    routing_kind:
+      description:
+        - The key in RV(records[].names) of the object that routes requests to the model - V(httproute) (the
+          Gateway's HTTPRoute, generative) or V(embeddings_service) (the ClusterIP Service on 8200, embedder).
+          The other one is what serving_stack removes as stale after a category change.
+      type: str
     node_selector:
       description: The model's nodeSelector.
       type: dict
@@ -155,7 +162,7 @@ records:
       description:
         - C(mode) is V(harbor) (PVC, on-prem PV, pull Job), V(claim) (user-owned claim, checks only) or
           V(none).
-        - For V(harbor) also pvc, pv, pull_job, size, size_bytes, storage_class, hostpath_node, hostpath_dir,
+        - For V(harbor) also pvc, pv, pull_job, clear_job, size, size_bytes, storage_class, hostpath_node, hostpath_dir,
           oci (registry, repository, tag, digest, reference), model_uri, repo_id, oras_image, mount_path,
           working_dir, marker, job_affinity. For V(claim) claim, sub_path, namespace.
       type: dict

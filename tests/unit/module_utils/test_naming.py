@@ -14,6 +14,7 @@ SEED_NAMES = {
     "pvc": "{s}-model",
     "pv": "{s}-model-pv",
     "pull_job": "{s}-model-pull",
+    "clear_job": "{s}-model-clear",
     "embeddings_service": "ms-{s}-embeddings",
     "gateway_service": "llmd-gateway-{s}",
     "gateway_defaults": "gateway-defaults-{s}",
@@ -63,6 +64,42 @@ def test_slug_from_folders_problems(folders, problem):
 @pytest.mark.parametrize("slug", ["qwen3-0-6b", "qwen3-0-6b-rke2", "all-minilm-l6-v2-rke2"])
 def test_resource_names_follow_the_seed(slug):
     assert naming.resource_names(slug) == dict((k, v.format(s=slug)) for k, v in SEED_NAMES.items())
+
+
+def test_every_name_has_a_limit():
+    assert sorted(naming.NAME_LIMITS) == sorted(SEED_NAMES)
+    assert naming.NAME_LIMITS["clear_job"] == (
+        "clear Job", 63, "the Job name becomes the job-name label of its pods, a label value of at most 63")
+    assert naming.NAME_LIMITS["infra_release"][1:] == (53, "Helm release names are at most 53 characters")
+
+
+@pytest.mark.parametrize("embedder, kind, stale", [
+    (False, "httproute", "embeddings_service"),
+    (True, "embeddings_service", "httproute"),
+])
+def test_routing_kind_and_the_other_branch(embedder, kind, stale):
+    assert naming.routing_kind(embedder) == kind
+    assert naming.stale_routing_kind(kind) == stale
+
+
+def test_endpoints():
+    names = naming.resource_names("m", namespace="team")
+    assert naming.endpoint_url(names, "httproute", "cluster.local", 8200) == "http://llmd-gateway-m.team.svc.cluster.local"
+    assert naming.endpoint_url(names, "embeddings_service", "c.example", 8200) == (
+        "http://ms-m-embeddings.team.svc.c.example:8200")
+    assert naming.gateway_class_service_name("infra-m-inference-gateway", "istio") == "infra-m-inference-gateway-istio"
+    assert naming.service_fqdn("gaie-m-epp", "llm-d-m", "cluster.local") == "gaie-m-epp.llm-d-m.svc.cluster.local"
+
+
+def test_one_label_set_and_annotation_keys():
+    assert naming.managed_labels() == {"app.kubernetes.io/managed-by": "ai_platform.serving"}
+    assert naming.model_labels("m") == {"app.kubernetes.io/managed-by": "ai_platform.serving",
+                                        "ai-platform.serving/slug": "m"}
+    assert naming.model_labels("m", naming.COMPONENT_MODEL_CACHE) == dict(
+        naming.model_labels("m"), **{"app.kubernetes.io/component": "model-cache"})
+    assert naming.label_selectors(naming.SELECTIONS["model_cache"]) == [
+        "app.kubernetes.io/component=model-cache", "app.kubernetes.io/managed-by=ai_platform.serving"]
+    assert naming.annotation_key("pulled_at") == "ai-platform.serving/pulled-at"
 
 
 def test_overrides_change_namespace_release_and_gateway_only():

@@ -150,6 +150,29 @@ def test_parse_marker_and_annotations():
     assert pull_job.parse_marker("") == {}
 
 
+def test_claim_pull_record_and_reset(records):
+    claim = {"metadata": {"labels": pull_job.labels(records["on_prem"]),
+                          "annotations": {"ai-platform.serving/digest": DIGEST, "ai-platform.serving/pulled-at": "t",
+                                          "kubectl.kubernetes.io/last-applied-configuration": "{}"}}}
+    assert pull_job.claim_pull_record(claim) == {"slug": "all-minilm-l6-v2-rke2", "digest": DIGEST, "pulled_at": "t"}
+    assert pull_job.claim_pull_record({}) == {}
+    patch = pull_job.claim_reset_patch(records["on_prem"])
+    assert (patch["kind"], patch["metadata"]["name"], patch["metadata"]["namespace"]) == (
+        "PersistentVolumeClaim", "all-minilm-l6-v2-rke2-model", "llm-d-all-minilm-l6-v2-rke2")
+    # every annotation pvc_annotations writes, and nothing else
+    marker = dict((key, "x") for key in pull_job.ANNOTATED_KEYS)
+    assert patch["metadata"]["annotations"] == dict((key, None) for key in pull_job.pvc_annotations(marker))
+    assert len(patch["metadata"]["annotations"]) == 9
+
+
+def test_clear_job_is_named_by_the_plan(records):
+    job = pull_job.clear_job_manifest(records["on_prem"])
+    assert job["metadata"]["name"] == "all-minilm-l6-v2-rke2-model-clear"
+    assert job["metadata"]["labels"] == job["spec"]["template"]["metadata"]["labels"] == {
+        "app.kubernetes.io/managed-by": "ai_platform.serving", "app.kubernetes.io/component": "model-cache",
+        "ai-platform.serving/slug": "all-minilm-l6-v2-rke2"}
+
+
 @pytest.mark.parametrize("storage,artifact,headroom,fits", [
     (5 * 1024 ** 3, 91618941, 10, True),
     (100, 90, 10, True),       # 90 + 9 = 99

@@ -66,6 +66,12 @@ def test_generative_gets_an_httproute_to_its_pool_and_gateway(recs):
         # the seed's gateway-defaults ConfigMap: read by nothing, removed where an earlier version made it
         {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
             "name": "gateway-defaults-qwen3-0-6b-rke2", "namespace": "llm-d-qwen3-0-6b-rke2"}}]
+    assert out["endpoint"] == "http://llmd-gateway-qwen3-0-6b-rke2.llm-d-qwen3-0-6b-rke2.svc.cluster.local"
+    assert rec["routing_kind"] == "httproute" and rec["names"]["embeddings_service"] == "ms-qwen3-0-6b-rke2-embeddings"
+    labels = {"app.kubernetes.io/managed-by": "ai_platform.serving", "ai-platform.serving/slug": "qwen3-0-6b-rke2"}
+    assert route["metadata"]["labels"] == out["objects"][0]["metadata"]["labels"] == labels
+    assert out["objects"][0]["spec"]["externalName"] == (
+        "infra-qwen3-0-6b-rke2-inference-gateway-istio.llm-d-qwen3-0-6b-rke2.svc.cluster.local")
 
 
 def test_listener_binding_is_optional(recs):
@@ -84,6 +90,8 @@ def test_embedder_gets_a_clusterip_service_on_8200_to_its_decode_pods(recs):
     assert svc["spec"]["selector"] == {"llm-d.ai/inferenceServing": "true", "llm-d.ai/role": "decode",
                                        "llm-d.ai/model": "all-minilm-l6-v2-rke2"}
     assert out["stale"][0]["kind"] == "HTTPRoute" and out["stale"][0]["metadata"]["name"] == "llm-d-all-minilm-l6-v2-rke2"
+    assert out["endpoint"] == "http://ms-all-minilm-l6-v2-rke2-embeddings.llm-d-all-minilm-l6-v2-rke2.svc.cluster.local:8200"
+    assert spec(rec, cluster_domain="c.example", embeddings_port="9000")["endpoint"].endswith(".svc.c.example:9000")
 
 
 def test_model_pod_labels_follow_upstream_defaults():

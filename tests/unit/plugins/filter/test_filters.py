@@ -9,7 +9,7 @@ from ansible_collections.ai_platform.serving.plugins.filter import model_source,
 
 def test_filter_maps_expose_every_filter():
     assert sorted(naming.FilterModule().filters()) == [
-        "model_slug", "resource_name", "resource_names", "slug_from_folders"]
+        "label_selectors", "model_slug", "resource_name", "resource_names", "slug_from_folders"]
     assert sorted(model_source.FilterModule().filters()) == [
         "parse_oci_reference", "parse_pvc_uri", "pvc_hf_uri", "quantity_bytes"]
 
@@ -33,12 +33,20 @@ def test_slug_from_folders():
 @pytest.mark.parametrize("kind, name", [
     ("namespace", "llm-d-m"), ("infra_release", "infra-m"), ("gaie_release", "gaie-m"), ("ms_release", "ms-m"),
     ("gateway", "infra-m-inference-gateway"), ("httproute", "llm-d-m"), ("pvc", "m-model"), ("pv", "m-model-pv"),
-    ("pull_job", "m-model-pull"), ("embeddings_service", "ms-m-embeddings"), ("gateway_service", "llmd-gateway-m"),
+    ("pull_job", "m-model-pull"), ("clear_job", "m-model-clear"), ("embeddings_service", "ms-m-embeddings"), ("gateway_service", "llmd-gateway-m"),
     ("gateway_defaults", "gateway-defaults-m"), ("epp_service", "gaie-m-epp"),
 ])
 def test_resource_name(kind, name):
     assert naming.resource_name("m", kind) == name
     assert naming.resource_names("m")[kind] == name
+
+
+def test_label_selectors():
+    assert naming.label_selectors("managed") == ["app.kubernetes.io/managed-by=ai_platform.serving"]
+    assert naming.label_selectors("model_cache") == ["app.kubernetes.io/component=model-cache",
+                                                     "app.kubernetes.io/managed-by=ai_platform.serving"]
+    with pytest.raises(AnsibleFilterError, match="unknown selection 'pods'; use one of managed, model_cache"):
+        naming.label_selectors("pods")
 
 
 def test_resource_name_overrides_and_errors():

@@ -14,7 +14,19 @@ from ansible_collections.ai_platform.serving.plugins.filter import model_cache
 
 
 def test_filter_map():
-    assert sorted(model_cache.FilterModule().filters()) == ["claim_fate", "human_bytes"]
+    assert sorted(model_cache.FilterModule().filters()) == ["claim_fate", "claim_pull_record", "human_bytes", "model_claim_reset"]
+
+
+def test_claim_pull_record_and_reset_check_their_input():
+    claim = {"metadata": {"labels": {"ai-platform.serving/slug": "m"},
+                          "annotations": {"ai-platform.serving/model-type": "bert"}}}
+    assert model_cache.claim_pull_record(claim) == {"slug": "m", "model_type": "bert"}
+    with pytest.raises(AnsibleFilterError, match="claim_pull_record: expects a claim object"):
+        model_cache.claim_pull_record("m-model")
+    with pytest.raises(AnsibleFilterError, match="model_claim_reset: .*not harbor"):
+        model_cache.model_claim_reset({"slug": "m", "storage": {"mode": "claim"}})
+    with pytest.raises(AnsibleFilterError, match="model_claim_reset: expects a plan record"):
+        model_cache.model_claim_reset({"slug": "m", "storage": {"mode": "harbor"}})
 
 
 def test_claim_fate():
