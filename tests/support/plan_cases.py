@@ -1,16 +1,24 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Build the on-disk inputs of one model plan case (tests/fixtures/plan_cases.yml)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
 
 import os
 
 import yaml
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from ansible_collections.ai_platform.serving.tests.support import HARBOR, ROOT
+
 CASES_FILE = os.path.join(ROOT, "tests", "fixtures", "plan_cases.yml")
 
 BASE_SETTINGS = {
     "cloud_provider": "on-prem",
     "kubeconfig": "~/.kube/rke2-cluster.yaml",
-    "harbor_hostname": "harbor.harbor.svc.cluster.local",
+    "harbor_hostname": HARBOR,
     "harbor_user": "robot$k8s-puller",
     "harbor_token": "not-a-real-token",
 }
