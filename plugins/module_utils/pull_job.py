@@ -93,7 +93,26 @@ run_oras() {
 }
 report() { { echo "status=ok"; cat "$MARKER"; } | head -c 3900 >"$TERMLOG"; }
 hub_files() { find "$HUB" -type f | wc -l; }
-hub_bytes() { find "$HUB" -type f -exec stat -c %s {} + | awk '{ s += $1 } END { printf "%.0f", s }'; }
+tree_bytes() { find "$1" -type f -exec stat -c %s {} + 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }'; }
+hub_bytes() { tree_bytes "$HUB"; }
+human() {
+  awk -v b="$1" 'BEGIN { split("B KiB MiB GiB TiB", u, " "); i = 1
+    while (b >= 1024 && i < 5) { b /= 1024; i++ }
+    if (i == 1) printf "%d %s", b, u[i]; else printf "%.1f %s", b, u[i] }'
+}
+# One line every AIPS_PROGRESS_SECONDS while oras pulls, for plain logs: bytes on the claim, rate, ETA, files.
+progress() {
+  every="${AIPS_PROGRESS_SECONDS:-10}"; since=$(date +%s)
+  # (sleep's output is not the log's: a sleep left behind when the loop is killed holds no pipe open)
+  while sleep "$every" </dev/null >/dev/null 2>&1; do
+    got=$(tree_bytes "$STAGE/hub"); files=$(find "$STAGE/hub" -type f | wc -l)
+    secs=$(($(date +%s) - since)); [ "$secs" -gt 0 ] || secs=1
+    rate=$((got / secs)); pct=100; eta="unknown"
+    [ "$total" -le 0 ] || pct=$((got * 100 / total))
+    [ "$rate" -le 0 ] || eta="$(((total - got) / rate))s"
+    log "progress: $(human "$got") of $(human "$total") ($pct%), $(human "$rate")/s, ETA $eta, $files of $count files"
+  done
+}
 # (AIPS_TEST_FREE_BYTES: the unit tests' stand-in for a full claim; busybox's df applet ignores PATH)
 free_bytes() {
   if [ -n "${AIPS_TEST_FREE_BYTES:-}" ]; then echo "$AIPS_TEST_FREE_BYTES"; return 0; fi
@@ -162,9 +181,15 @@ mkdir -p "$STAGE/hub"
 started=$(date +%s)
 log "pulling $REF ($count files, $total bytes; $free bytes free)"
 cd "$STAGE/hub"
+progress &
+PROGRESS=$!
+trap 'kill "$PROGRESS" 2>/dev/null || true' EXIT
 run_oras pull --concurrency "${AIPS_CONCURRENCY:-4}" "$REF"
+kill "$PROGRESS" 2>/dev/null || true
+wait "$PROGRESS" 2>/dev/null || true
 pulled=$(date +%s)
-log "pulled in $((pulled - started))s; verifying"
+secs=$((pulled - started)); [ "$secs" -gt 0 ] || secs=1
+log "pulled $(human "$total") in $((pulled - started))s ($(human $((total / secs)))/s); verifying"
 n=0; SUMS="$SCRATCH/sums"; mkdir -p "$SUMS"
 while read -r digest size mtype unpack title; do
   [ -f "$title" ] || fail 42 "layer $title was not pulled"
@@ -305,6 +330,26 @@ def job_affinity(record, follow_model_affinity=True):
     return None
 
 
+def _job_pod_spec(record, container, volumes, uid, affinity):
+    """The restricted pod of the pull and clear Jobs: non-root, no API token, the model's tolerations and
+    placement, the record's pull secret for the ORAS image."""
+    secret = (record.get("names") or {}).get("harbor_pull_secret")
+    pod_spec = {
+        "restartPolicy": "Never",
+        "automountServiceAccountToken": False,
+        "securityContext": pod_security.pod_security_context(uid),
+        "containers": [container],
+        "volumes": volumes,
+    }
+    if affinity:
+        pod_spec["affinity"] = affinity
+    if record.get("tolerations"):
+        pod_spec["tolerations"] = copy.deepcopy(record["tolerations"])
+    if secret:
+        pod_spec["imagePullSecrets"] = [{"name": secret}]
+    return pod_spec
+
+
 def job_manifest(record, digest, expected_size=0, concurrency=4, verify=True, resources=None,
                  follow_model_affinity=True, image_pull_policy="IfNotPresent", uid=pod_security.DEFAULT_UID,
                  active_deadline_seconds=DEFAULT_DEADLINE_SECONDS):
@@ -355,20 +400,7 @@ def job_manifest(record, digest, expected_size=0, concurrency=4, verify=True, re
         "terminationMessagePolicy": "File",
         "volumeMounts": mounts,
     }
-    pod_spec = {
-        "restartPolicy": "Never",
-        "automountServiceAccountToken": False,
-        "securityContext": pod_security.pod_security_context(uid),
-        "containers": [container],
-        "volumes": volumes,
-    }
-    affinity = job_affinity(record, follow_model_affinity)
-    if affinity:
-        pod_spec["affinity"] = affinity
-    if record.get("tolerations"):
-        pod_spec["tolerations"] = copy.deepcopy(record["tolerations"])
-    if secret:
-        pod_spec["imagePullSecrets"] = [{"name": secret}]
+    pod_spec = _job_pod_spec(record, container, volumes, uid, job_affinity(record, follow_model_affinity))
     spec = {
         "backoffLimit": BACKOFF_LIMIT,
         "ttlSecondsAfterFinished": TTL_SECONDS,
@@ -401,28 +433,16 @@ CLEAR_RESOURCES = {"requests": {"cpu": "50m", "memory": "32Mi", "ephemeral-stora
 def clear_job_manifest(record, uid=pod_security.DEFAULT_UID, active_deadline_seconds=600):
     """The Job that empties the model's claim (the ORAS image's shell), restricted like the pull Job."""
     storage = _storage(record)
-    secret = (record.get("names") or {}).get("harbor_pull_secret")
-    pod_spec = {
-        "restartPolicy": "Never",
-        "automountServiceAccountToken": False,
-        "securityContext": pod_security.pod_security_context(uid),
-        "containers": [{
-            "name": CLEAR_CONTAINER,
-            "image": storage["oras_image"],
-            "command": ["/bin/sh", "-c", CLEAR_SCRIPT],
-            "resources": copy.deepcopy(CLEAR_RESOURCES),
-            "securityContext": pod_security.container_security_context(),
-            "volumeMounts": [{"name": "model-cache", "mountPath": storage["mount_path"]}],
-        }],
-        "volumes": [{"name": "model-cache", "persistentVolumeClaim": {"claimName": storage["pvc"]}}],
+    container = {
+        "name": CLEAR_CONTAINER,
+        "image": storage["oras_image"],
+        "command": ["/bin/sh", "-c", CLEAR_SCRIPT],
+        "resources": copy.deepcopy(CLEAR_RESOURCES),
+        "securityContext": pod_security.container_security_context(),
+        "volumeMounts": [{"name": "model-cache", "mountPath": storage["mount_path"]}],
     }
-    affinity = job_affinity(record, follow_model_affinity=False)
-    if affinity:
-        pod_spec["affinity"] = affinity
-    if record.get("tolerations"):
-        pod_spec["tolerations"] = copy.deepcopy(record["tolerations"])
-    if secret:
-        pod_spec["imagePullSecrets"] = [{"name": secret}]
+    volumes = [{"name": "model-cache", "persistentVolumeClaim": {"claimName": storage["pvc"]}}]
+    pod_spec = _job_pod_spec(record, container, volumes, uid, job_affinity(record, follow_model_affinity=False))
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",

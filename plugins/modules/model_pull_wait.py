@@ -101,6 +101,16 @@ files:
   description: Layers (files) pulled.
   returned: success
   type: int
+pull_seconds:
+  description: Seconds this Job's oras pull took (0 when it reused the verified copy); with RV(size), the pull's rate.
+  returned: success
+  type: int
+  version_added: 0.3.0
+verify_seconds:
+  description: Seconds the re-hash of every file against the manifest took (0 when the copy was reused).
+  returned: success
+  type: int
+  version_added: 0.3.0
 reused:
   description:
     - True when the volume already held a verified copy of O(digest) (its C(.pulled) marker names it and its files
@@ -191,7 +201,8 @@ def execute_module(module, client):
         if ok:
             reused = marker.get("reused") == "true"
             module.exit_json(digest=marker["digest"], size=marker.get("size"), files=marker.get("files"),
-                             reused=reused, msg="%s %s" % (
+                             reused=reused, pull_seconds=0 if reused else marker.get("pull_seconds", 0),
+                             verify_seconds=0 if reused else marker.get("verify_seconds", 0), msg="%s %s" % (
                                  "reused the verified copy on the volume, nothing pulled:" if reused else "pulled",
                                  marker["digest"]),
                              metadata=pull_job.model_metadata(marker), marker=marker,

@@ -33,6 +33,12 @@ esac
 if [ "$1" = pull ] && [ "$FAKE_FAIL" = full ]; then
   echo "Error: write model.safetensors: no space left on device" >&2; exit 1
 fi
+if [ "$1" = pull ] && [ -n "$FAKE_SLOW" ]; then
+  # one file every FAKE_SLOW seconds, as a slow registry would deliver them
+  (cd "$FAKE_DIR/src" && find . -type f | sort) | while read -r f; do
+    mkdir -p "$(dirname "$f")"; cp "$FAKE_DIR/src/$f" "$f"; sleep "$FAKE_SLOW"
+  done
+fi
 if [ "$1" = pull ]; then
   cp -R "$FAKE_DIR/src/." .
   if [ -n "$FAKE_CORRUPT" ]; then echo corrupted >>"$FAKE_CORRUPT"; fi
@@ -126,7 +132,8 @@ class Pod(object):
                "AIPS_PINNED_REFERENCE": "harbor.example/ai-models/minilm@" + digest,
                "AIPS_EXPECTED_SIZE": "0", "AIPS_CONCURRENCY": "2", "AIPS_VERIFY": "1",
                "AIPS_TERMINATION_LOG": str(self.termlog), "TMPDIR": str(self.tmpdir),
-               "AIPS_TEST_FREE_BYTES": fake.get("free_bytes", "")}
+               "AIPS_TEST_FREE_BYTES": fake.get("free_bytes", ""), "FAKE_SLOW": fake.get("slow", ""),
+               "AIPS_PROGRESS_SECONDS": fake.get("progress", "")}
         if self.termlog.exists():
             self.termlog.unlink()
         (self.fake / "calls").write_text("")
@@ -163,6 +170,19 @@ def test_fresh_pull_writes_marker_after_verification(pod):
     assert pod.report()["status"] == "ok" and pod.report()["digest"] == digest
     assert (pod.cache / "hub" / REPO / "refs" / "main").read_text() == COMMIT
     assert sorted(os.listdir(str(pod.cache))) == [".pulled", "hub"]
+
+
+def test_a_slow_pull_logs_progress_lines_with_bytes_rate_eta_and_files(pod):
+    files = model_files()
+    files[REPO + "/snapshots/" + COMMIT + "/model.safetensors"] = b"w" * (3 * 1024 * 1024)
+    digest = _artifact(str(pod.fake), files)
+    proc = pod.run(digest, slow="1", progress="1")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("model-pull: progress: ")]
+    assert len(lines) >= 3, proc.stdout
+    assert all(" of 3.0 MiB (" in line and "/s, ETA " in line and " of 4 files" in line for line in lines), lines
+    assert "model-pull: pulled 3.0 MiB in " in proc.stdout
+    assert pod.marker()["digest"] == digest
 
 
 def test_matching_marker_finishes_at_once(pod):
