@@ -74,7 +74,7 @@ def _image_record(image, harbor):
         "digest": digest,
         "project": project,
         "path": path,
-        "archive": image.get("archive") or "%s-%s.tar" % (ref["repository"].split("/")[-1], ref["tag"]),
+        "archive": image.get("archive") or "%s-%s.tar" % (ref["repository"].rsplit("/", 1)[-1], ref["tag"]),
         "all_platforms": bool(image.get("all_platforms", False)),
         "destination": "%s:%s" % (repository, ref["tag"]),
         "pinned": "%s@%s" % (repository, digest) if digest else None,
@@ -162,7 +162,7 @@ def stack_charts(charts, harbor=None):
 def sync_reference(entry, registry, project=None):
     """The tag reference model_sync publishes a ``model_sync_models`` entry under:
     ``<registry>/<project or entry project>/<artifact or the repo name, lowercased>:<tag>``."""
-    artifact = entry.get("artifact") or str(entry.get("repo_id", "")).split("/")[-1].lower()
+    artifact = entry.get("artifact") or str(entry.get("repo_id", "")).rsplit("/", 1)[-1].lower()
     return "%s/%s/%s:%s" % (registry, entry.get("project") or project or MODEL_PROJECT, artifact, entry.get("tag"))
 
 
