@@ -18,7 +18,7 @@
     python benchmarks/model_pull.py [--size-mib 1024] [--files 8] [--concurrency 4] [--short]
 
 Needs the lab up (fails otherwise). Prints one line per figure and the ratios
-(targets: pull/curl >= 0.9, completion-to-return <= 2 s). ``--short`` (64 MiB in 4 files) only
+(issue 17's targets: pull/curl >= 0.9, completion-to-return <= 1 s). ``--short`` (64 MiB in 4 files) only
 proves the benchmark still runs (scripts/test.sh bench-short); its figures mean little.
 """
 
@@ -101,6 +101,11 @@ def curl_blobs(env, repository, digest, dest, concurrency):
     return time.monotonic() - start, sum(layer["size"] for layer in layers)
 
 
+# The pull script's log lines (plugins/module_utils/pull_job.py) whose timestamps this benchmark reads.
+LOG_MARKS = (("start", "model-pull: pulling "), ("pulled", "model-pull: pulled "),
+             ("verified", "model-pull: verified "))
+
+
 def log_times(kube, namespace, job):
     lines = kube.run("logs", "--timestamps", "-n", namespace, "job/" + job).stdout.splitlines()
     marks = {}
@@ -108,13 +113,14 @@ def log_times(kube, namespace, job):
         stamp, _sep, text = line.partition(" ")
         when = datetime.datetime.strptime(stamp[:26].rstrip("Z"), "%Y-%m-%dT%H:%M:%S.%f").replace(
             tzinfo=datetime.timezone.utc).timestamp()
-        if text.startswith("model-pull: pulling "):
-            marks["start"] = when
-        elif text.startswith("model-pull: pulled in"):
-            marks["pulled"] = when
-        elif text.startswith("model-pull: verified"):
-            marks["verified"] = when
+        for mark, prefix in LOG_MARKS:
+            if text.startswith(prefix):
+                marks[mark] = when
         marks["last"] = when
+    missing = ["'%s...'" % prefix for mark, prefix in LOG_MARKS if mark not in marks]
+    if missing:
+        raise SystemExit("the pull Job's log has no line %s (did the pull script's log change?):\n%s"
+                         % (" or ".join(missing), "\n".join(lines[-30:])))
     return marks
 
 
@@ -152,7 +158,8 @@ def main():
         tmp = os.path.join(workdir, "model")
         os.makedirs(tmp)
         from pathlib import Path
-        model = OneModel(env, kube, Path(tmp), hostpath_root=hostpath_root, storage_size="%dGi" % (args.size_mib // 1024 + 2))
+        model = OneModel(env, kube, Path(tmp), hostpath_root=hostpath_root,
+                         storage_size="%dGi" % (args.size_mib // 1024 + 2))
         model.source["harborRef"] = "%s/%s:v1" % (HARBOR, repository)
         model.source["modelUri"] = "hub/bench/%s" % repo_folder.split("--", 2)[2]
         created = model.apply(model_storage_wait=False, model_storage_pull_concurrency=args.concurrency)
@@ -178,7 +185,7 @@ def main():
         print("oras pull in Job    %.2f s  %.0f MB/s" % (pull_seconds, mb / pull_seconds))
         print("pull + re-hash      %.2f s  %.0f MB/s" % (verified_seconds, mb / verified_seconds))
         print("wait                %.2f s in all" % waited)
-        print("completion->return  %.2f s  (target <= 2 s)" % latency)
+        print("completion->return  %.2f s  (target <= 1 s)" % latency)
         print("ratio pull/curl     %.2f  (target >= 0.9)" % (curl_seconds / pull_seconds))
         print("ratio verified/curl %.2f" % (curl_seconds / verified_seconds))
     finally:
