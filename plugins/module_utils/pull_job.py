@@ -42,6 +42,7 @@ SCRATCH_DIR = "/tmp"
 SCRATCH_SIZE = "64Mi"
 # A pull that runs longer than this is killed (a hung oras must not hold the claim forever).
 DEFAULT_DEADLINE_SECONDS = 14400
+DEFAULT_PROGRESS_SECONDS = 10
 BACKOFF_LIMIT = 3
 TTL_SECONDS = 86400
 PERMANENT_EXIT_CODE = 42
@@ -352,7 +353,7 @@ def _job_pod_spec(record, container, volumes, uid, affinity):
 
 def job_manifest(record, digest, expected_size=0, concurrency=4, verify=True, resources=None,
                  follow_model_affinity=True, image_pull_policy="IfNotPresent", uid=pod_security.DEFAULT_UID,
-                 active_deadline_seconds=DEFAULT_DEADLINE_SECONDS):
+                 active_deadline_seconds=DEFAULT_DEADLINE_SECONDS, progress_seconds=DEFAULT_PROGRESS_SECONDS):
     """The pull Job for ``record``, pinned to the manifest ``digest``; annotated with its spec hash.
 
     Its pod passes Pod Security "restricted": it runs as ``uid`` (group and fsGroup too), drops
@@ -374,6 +375,7 @@ def job_manifest(record, digest, expected_size=0, concurrency=4, verify=True, re
         {"name": "AIPS_EXPECTED_SIZE", "value": str(int(expected_size or 0))},
         {"name": "AIPS_CONCURRENCY", "value": str(int(concurrency))},
         {"name": "AIPS_VERIFY", "value": "1" if verify else "0"},
+        {"name": "AIPS_PROGRESS_SECONDS", "value": str(max(1, int(progress_seconds)))},
         {"name": "HOME", "value": SCRATCH_DIR},
         {"name": "TMPDIR", "value": SCRATCH_DIR},
     ]

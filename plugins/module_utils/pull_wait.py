@@ -34,6 +34,17 @@ STUCK_REASONS = ("ErrImagePull", "ImagePullBackOff", "InvalidImageName", "Create
                  "CreateContainerError")
 
 
+PROGRESS_PREFIX = "model-pull: progress: "
+
+
+def latest_progress(log_text):
+    """The last progress line the pull pod logged (without its prefix), or None."""
+    for line in reversed((log_text or "").splitlines()):
+        if line.startswith(PROGRESS_PREFIX):
+            return line[len(PROGRESS_PREFIX):].strip()
+    return None
+
+
 def job_state(job, expected_digest=None):
     """``deleted`` (None), ``stale`` (the Job pulls another digest), ``complete``, ``failed`` or ``running``."""
     if not job:

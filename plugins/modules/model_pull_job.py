@@ -58,6 +58,12 @@ options:
     description: Layers oras pulls at a time.
     type: int
     default: 4
+  progress_seconds:
+    description: The pull pod logs a progress line (bytes, percent, rate, ETA, files) every this many seconds
+      while oras pulls.
+    type: int
+    default: 10
+    version_added: 0.3.0
   verify:
     description: Re-hash every pulled file against its layer digest before the marker is written.
     type: bool
@@ -147,6 +153,7 @@ def argspec():
         keep_claim=dict(type="bool", default=False),
         hostpath_storage_class=dict(type="str", default=""),
         concurrency=dict(type="int", default=4),
+        progress_seconds=dict(type="int", default=10),
         verify=dict(type="bool", default=True),
         resources=dict(type="dict"),
         follow_model_affinity=dict(type="bool", default=True),
@@ -167,7 +174,8 @@ def execute_module(module, client):
     options = dict(concurrency=params["concurrency"], verify=params["verify"], resources=params["resources"],
                    follow_model_affinity=params["follow_model_affinity"],
                    image_pull_policy=params["image_pull_policy"], uid=params["run_as_user"],
-                   active_deadline_seconds=params["active_deadline_seconds"])
+                   active_deadline_seconds=params["active_deadline_seconds"],
+                   progress_seconds=params["progress_seconds"])
     changed, actions, manifests = apply_storage(
         client, record, params["digest"], expected_size=params["expected_size"], check_mode=module.check_mode,
         replace_failed=params["replace_failed"], hostpath_storage_class=params["hostpath_storage_class"],

@@ -50,6 +50,15 @@ options:
       container config error, eviction) before the wait fails; six times as long for a claim not yet bound.
     type: int
     default: 30
+  progress_seconds:
+    description:
+      - While waiting, the controller reads the pull pod's log this often and prints its newest progress line
+        (bytes, percent, rate, ETA, files) under the task, once per new line; V(0) prints nothing.
+      - Done by the module's action plugin, which needs the kubernetes client on the controller and a kubeconfig
+        (O(kubeconfig), E(K8S_AUTH_KUBECONFIG) or the default); with other auth options nothing is printed.
+    type: int
+    default: 10
+    version_added: 0.3.0
   log_lines:
     description: Lines of the pod's log to return on failure.
     type: int
@@ -101,6 +110,12 @@ files:
   description: Layers (files) pulled.
   returned: success
   type: int
+progress:
+  description: The last progress line printed while waiting (by the action plugin), for example
+    C(812.0 MiB of 1.0 GiB (79%), 203.0 MiB/s, ETA 1s, 8 of 9 files).
+  returned: when a progress line was printed
+  type: str
+  version_added: 0.3.0
 pull_seconds:
   description: Seconds this Job's oras pull took (0 when it reused the verified copy); with RV(size), the pull's rate.
   returned: success
@@ -174,6 +189,7 @@ def argspec():
         timeout=dict(type="int", default=1800),
         stuck_grace=dict(type="int", default=30),
         log_lines=dict(type="int", default=20),
+        progress_seconds=dict(type="int", default=10),
         slug=dict(type="str"),
         pvc=dict(type="str"),
         pv=dict(type="str"),

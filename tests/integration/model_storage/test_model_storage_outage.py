@@ -89,3 +89,27 @@ def test_registry_gone_for_good_fails_with_the_reason_and_recovery(model_factory
     assert len(model.job_pods()) == 4          # the first try and backoffLimit 3 retries
     assert model.marker() is None
     assert elapsed < 400
+
+
+def test_a_slow_pull_shows_progress_in_the_job_log_and_under_the_wait_task(model_factory, minilm_hub, kube):
+    model = model_factory()
+    entry = publish(model.lab, model.tmp, minilm_hub, model.repository)
+    # the relay delivers 4 MiB/s, so the MiniLM artifact (about 90 MB) takes over 20 s to pull
+    relay = Relay(model.lab["AIPS_LAB_HOST_IP"], upstream(model.lab), rate=4 * 1024 * 1024).start()
+    try:
+        run = model.apply(model_storage_progress_seconds=2, **relay_model(model, entry, relay))
+    finally:
+        relay.stop()
+    assert run.rc == 0, str(run)
+    shown = [line for line in run.output.splitlines()
+             if line.startswith("  %s: " % model.slug) and "/s, ETA " in line and " files" in line]
+    assert len(shown) >= 3, run.output[-6000:]
+    logged = [line for line in kube.logs(model.namespace, "job/%s" % model.job).splitlines()
+              if line.startswith("model-pull: progress: ")]
+    assert len(logged) >= 3, logged
+    assert all(" MiB of " in line or " KiB of " in line for line in logged), logged
+    result = run.results["results"][model.slug]
+    assert result["size"] == entry["size"] and result["reused"] is False
+    assert int(result["pull_seconds"]) >= 5, result
+    print("FIGURE progress: %d lines in the play, %d in the Job log, pull %s s" % (
+        len(shown), len(logged), result["pull_seconds"]))
