@@ -21,6 +21,7 @@ import time
 import pytest
 import yaml
 
+from ansible_collections.ai_platform.serving.plugins.module_utils.image_plan import stack_charts
 from ansible_collections.ai_platform.serving.tests.support import HARBOR, ROOT, hub
 from ansible_collections.ai_platform.serving.tests.support.playbook import run_role
 
@@ -29,8 +30,11 @@ LAB = os.path.join(ROOT, "lab", "lab")
 # the project's copy beside the checkout, or AIPS_LAB_CHARTS_DIR.
 UPSTREAM_CHARTS = os.environ.get("AIPS_LAB_CHARTS_DIR") or os.path.join(os.path.dirname(ROOT), "shared", "upstream",
                                                                         "charts")
-CHART_FILES = {"infra": ("llm-d-infra", "v1.3.0"), "gaie": ("inferencepool", "v1.2.0"),
-               "modelservice": ("llm-d-modelservice", "v0.4.12")}
+with open(os.path.join(ROOT, "group_vars", "all", "images.yml")) as _images:
+    # aips_chart_mirrors: the one list of the stack's charts (names, versions, keys)
+    CHART_MIRRORS = yaml.safe_load(_images)["aips_chart_mirrors"]
+# {key: (name, version)} of the real charts
+CHART_FILES = dict((chart["key"], (chart["name"], chart["version"])) for chart in CHART_MIRRORS if chart.get("key"))
 # A toleration for tests that place a model (its gateway and decode pods carry it).
 GPU_TOLERATION = {"key": "aips-test/gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"}
 
@@ -193,8 +197,7 @@ def real_chart_variables(lab):
         pytest.fail("the real charts are missing: %s (the project keeps them in shared/upstream/charts beside the "
                     "checkout; or set AIPS_LAB_CHARTS_DIR)" % ", ".join(missing), pytrace=False)
     return dict(
-        aips_charts=dict((key, {"ref": "oci://%s/charts/%s" % (HARBOR, name), "repo": "", "version": version})
-                         for key, (name, version) in CHART_FILES.items()),
+        aips_charts=stack_charts(CHART_MIRRORS, HARBOR),
         aips_site_upload=True,
         aips_site_upload_steps=["charts_upload"],
         harbor_upload_chart_dir=UPSTREAM_CHARTS,

@@ -13,7 +13,8 @@ import os
 import subprocess
 import time
 
-from ansible_collections.ai_platform.serving.tests.support.lab import UPSTREAM_CHARTS, real_chart_variables, wait_for
+from ansible_collections.ai_platform.serving.tests.support.lab import (
+    CHART_FILES, UPSTREAM_CHARTS, real_chart_variables, wait_for)
 
 BASELINE = {"enforce": "baseline", "warn": "restricted", "audit": "restricted"}
 
@@ -54,7 +55,7 @@ def test_an_interrupted_release_is_rolled_back_before_the_upgrade(model, kube, l
     assert release_status(lab, model.namespace, ms)[0] == "deployed"
 
     # an upgrade whose rollout never finishes (its new pods fit no node), killed while helm waits
-    chart = os.path.join(UPSTREAM_CHARTS, "llm-d-modelservice-v0.4.12.tgz")
+    chart = os.path.join(UPSTREAM_CHARTS, "%s-%s.tgz" % CHART_FILES["modelservice"])
     env = dict(os.environ, **lab)
     hung = subprocess.Popen(["helm", "upgrade", ms, chart, "-n", model.namespace, "--reuse-values",
                              "--set-string", "decode.nodeSelector.aips-test/no-such-node=true", "--wait", "--timeout", "10m"],
