@@ -31,8 +31,9 @@ LAB = os.path.join(ROOT, "lab", "lab")
 UPSTREAM_CHARTS = os.environ.get("AIPS_LAB_CHARTS_DIR") or os.path.join(os.path.dirname(ROOT), "shared", "upstream",
                                                                         "charts")
 with open(os.path.join(ROOT, "group_vars", "all", "images.yml")) as _images:
-    # aips_chart_mirrors: the one list of the stack's charts (names, versions, keys)
-    CHART_MIRRORS = yaml.safe_load(_images)["aips_chart_mirrors"]
+    # the one list of the carried images (aips_images) and of the stack's charts (aips_chart_mirrors)
+    CARRIED = yaml.safe_load(_images)
+CHART_MIRRORS = CARRIED["aips_chart_mirrors"]
 # {key: (name, version)} of the real charts
 CHART_FILES = dict((chart["key"], (chart["name"], chart["version"])) for chart in CHART_MIRRORS if chart.get("key"))
 # A toleration for tests that place a model (its gateway and decode pods carry it).

@@ -22,13 +22,14 @@ import uuid
 
 import yaml
 
+from ansible_collections.ai_platform.serving.plugins.module_utils.image_plan import oras_image
 from ansible_collections.ai_platform.serving.tests.support import HARBOR, ROOT
-from ansible_collections.ai_platform.serving.tests.support.lab import GPU_TOLERATION, publish, real_chart_variables
+from ansible_collections.ai_platform.serving.tests.support.lab import CARRIED, GPU_TOLERATION, publish, real_chart_variables
 from ansible_collections.ai_platform.serving.tests.support.playbook import ansible_playbook
 
 PULL_UID = 65532  # the pull Job's non-root uid: hostpath_dirs gives it the model directories
 MINILM_URI = "hub/sentence-transformers/all-MiniLM-L6-v2"
-ORAS_IMAGE = "%s/images-infra/oras-project/oras:v1.3.1" % HARBOR
+ORAS_IMAGE = oras_image(CARRIED["aips_images"], HARBOR, on_prem=True)
 # model_storage alone: the real plan, then the role, its results written to aips_test_results
 APPLY = os.path.join(ROOT, "tests", "integration", "model_storage", "apply.yml")
 # the lab's own models (models/<category>/<folder>/{gaie,ms}-<slug>), whose values name the lab's images

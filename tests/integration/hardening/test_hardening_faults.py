@@ -16,7 +16,9 @@ __metaclass__ = type
 
 import time
 
+from ansible_collections.ai_platform.serving.plugins.module_utils.image_plan import oras_image
 from ansible_collections.ai_platform.serving.tests.support import HARBOR
+from ansible_collections.ai_platform.serving.tests.support.lab import CARRIED
 
 TIMEOUT = 600  # the wait's own timeout: a fault must fail long before it
 
@@ -60,5 +62,5 @@ def test_pod_refused_at_admission_is_reported(model, kube):
 
 
 def test_missing_oras_image_is_reported(model):
-    run, seconds = run_fault(model, aips_oras_image="%s/images-infra/oras-project/oras:v0.0.0-missing" % HARBOR)
+    run, seconds = run_fault(model, aips_oras_image=oras_image(CARRIED["aips_images"], HARBOR, True, "v0.0.0-missing"))
     assert_clear_failure(model, run, seconds, "image", "oras:v0.0.0-missing")
