@@ -8,6 +8,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -132,8 +133,8 @@ def test_many_models_start_all_jobs_before_waiting(model_factory, minilm_hub, ku
     publish(first.lab, first.tmp, minilm_hub, first.repository)
     publish(second.lab, second.tmp, minilm_hub, second.repository)
     # second's folders into first's models dir, both models in one plan
-    import shutil as sh
-    sh.copytree(str(second.models_dir / "embedder" / second.name), str(first.models_dir / "embedder" / second.name))
+    shutil.copytree(os.path.join(second.models_dir, "embedder", second.name),
+                    os.path.join(first.models_dir, "embedder", second.name))
     both = first.variables()
     both["aips_models"]["embedder"].append({"name": second.name, "enabled": True, "modelSource": second.source})
     run = ansible_playbook(first.lab, APPLY, both, tmp_path)
