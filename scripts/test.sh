@@ -99,7 +99,7 @@ run_benchmarks() {
   for entry in "${BENCHMARKS[@]}"; do
     IFS='|' read -r -a patterns <<<"$entry"
     script=${patterns[0]}
-    echo "--- python benchmarks/$script $*"
+    echo "--- python benchmarks/$script${*:+ $*}"
     start=$SECONDS
     set +e
     python "benchmarks/$script" "$@" 2>&1 | tee "$out"
