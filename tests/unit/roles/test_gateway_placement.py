@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from ansible_collections.ai_platform.serving.plugins.module_utils import stack_values
+
 SCRIPT = Path(__file__).resolve().parents[3] / "roles" / "serving_stack" / "files" / "gateway_placement.py"
 SPEC = importlib.util.spec_from_file_location("gateway_placement", SCRIPT)
 gp = importlib.util.module_from_spec(SPEC)
@@ -78,3 +80,8 @@ def test_runs_as_a_helm_post_renderer():
     bad = yaml.safe_dump_all(manifests({"affinity": AFFINITY}, ref="x"))
     proc = subprocess.run([sys.executable, str(SCRIPT)], input=bad, capture_output=True, text=True, check=False)
     assert proc.returncode != 0 and "gateway_placement: Gateway infra-m-inference-gateway names ConfigMap x" in proc.stderr
+
+
+def test_the_script_reads_the_annotation_the_values_write():
+    """The post-renderer runs outside the collection (its own copy of the key): it must be naming's."""
+    assert gp.ANNOTATION == stack_values.GATEWAY_PLACEMENT_ANNOTATION == "ai-platform.serving/gateway-placement"
