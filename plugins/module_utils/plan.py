@@ -17,6 +17,11 @@ import os
 import posixpath
 import re
 
+try:
+    import yaml
+except ImportError:  # the plan then cannot count replicas; the claim check on the cluster still does
+    yaml = None
+
 from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan
 from ansible_collections.ai_platform.serving.plugins.module_utils import model_source as src
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
@@ -26,7 +31,9 @@ PROVIDERS = ("cloud", "on-prem")
 ON_PREM_REQUIRED = ("kubeconfig", "harbor_hostname", "harbor_user", "harbor_token")
 SECRET_SETTINGS = ("harbor_token",)
 MODEL_FIELDS = ("name", "enabled", "nodeSelector", "nameSpace", "releaseName", "modelSource")
-SOURCE_FIELDS = ("harborRef", "modelUri", "storageSize", "storageClass", "hostpathNode", "hostpathDir")
+SOURCE_FIELDS = ("harborRef", "modelUri", "storageSize", "storageClass", "accessMode", "hostpathNode", "hostpathDir")
+ACCESS_MODES = ("ReadWriteOnce", "ReadWriteMany")
+HOSTNAME_LABEL = "kubernetes.io/hostname"
 TOLERATION_OPERATORS = ("Equal", "Exists")
 TOLERATION_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 KUBECONFIG_CONTENT_RE = re.compile(r"(^|\s)(apiVersion|clusters|users|contexts|current-context)\s*:|^\s*[{\[]")
@@ -374,6 +381,16 @@ class _ModelChecker(object):
         storage_class = source.get("storageClass")
         node = source.get("hostpathNode")
         hostpath_dir = source.get("hostpathDir")
+        access_mode = source.get("accessMode", ACCESS_MODES[0])
+        if access_mode not in ACCESS_MODES:
+            self.fail("modelSource.accessMode", access_mode, "accessMode must be one of %s" % ", ".join(ACCESS_MODES),
+                      "write ReadWriteOnce (one node mounts the claim), or ReadWriteMany with a storageClass that "
+                      "offers it (NFS, Longhorn, EFS, Filestore, Azure Files)")
+        elif on_prem and access_mode != ACCESS_MODES[0]:
+            self.fail("modelSource.accessMode", access_mode,
+                      "on-prem the claim binds to a hostPath PV, which only the node holding the directory mounts",
+                      "remove accessMode (ReadWriteOnce), or serve from a ReadWriteMany claim you own with a "
+                      "pvc:// modelSource")
         if on_prem:
             if storage_class:
                 self.warn("modelSource.storageClass", storage_class,
@@ -407,6 +424,7 @@ class _ModelChecker(object):
             "size": source["storageSize"],
             "size_bytes": size_bytes,
             "storage_class": storage_class,
+            "access_mode": access_mode,
             "hostpath_node": node,
             "hostpath_dir": hostpath_dir,
             "oci": dict(oci, reference=source["harborRef"]),
@@ -418,6 +436,34 @@ class _ModelChecker(object):
             "marker": PULL_MARKER,
             "model_artifacts_uri": src.pvc_hf_uri(slug, source["modelUri"]),
         }
+
+    def _placement(self, node_selector, storage, replicas):
+        """The model pods' node selector, aligned with a single-node claim when more than one replica mounts it.
+
+        A hostPath claim lives on its node: every replica is pinned there (the hostname label joins the
+        selector). A dynamic ReadWriteOnce claim is attached to whichever node its first pod lands on, so a
+        second replica elsewhere could never start: the plan fails with the two ways out.
+        """
+        if storage.get("mode") != STORAGE_HARBOR or not replicas or replicas <= 1:
+            return node_selector
+        node = storage.get("hostpath_node")
+        if node:
+            pinned = (node_selector or {}).get(HOSTNAME_LABEL)
+            if pinned not in (None, node):
+                self.fail("nodeSelector", node_selector,
+                          "%d replicas must run where the hostPath claim is (%s), but nodeSelector asks for "
+                          "%s=%s" % (replicas, node, HOSTNAME_LABEL, pinned),
+                          "remove %s from nodeSelector (the plan pins the replicas to hostpathNode), or move "
+                          "hostpathNode to %s" % (HOSTNAME_LABEL, pinned))
+                return node_selector
+            return dict(node_selector or {}, **{HOSTNAME_LABEL: node})
+        if storage.get("access_mode") == ACCESS_MODES[0]:
+            self.fail("modelSource.accessMode", storage.get("access_mode"),
+                      "%d replicas (decode + prefill in ms-<slug>/values.yaml) would share a ReadWriteOnce claim, "
+                      "which only one node can mount: the replicas scheduled elsewhere never start" % replicas,
+                      "set modelSource.accessMode: ReadWriteMany with a storageClass that offers it (NFS, Longhorn, "
+                      "EFS, Filestore, Azure Files), or serve one replica (decode.replicas: 1, no prefill)")
+        return node_selector
 
     def _parsed(self, source, field, parser, fix):
         value = source.get(field)
@@ -468,8 +514,11 @@ class _ModelChecker(object):
         toleration = self.settings.get("gpu_toleration")
         embedder = self.category == "embedder"
         storage = dict(storage)
-        storage["job_affinity"] = (node_affinity({"kubernetes.io/hostname": storage["hostpath_node"]})
+        storage["job_affinity"] = (node_affinity({HOSTNAME_LABEL: storage["hostpath_node"]})
                                    if storage.get("hostpath_node") else None)
+        ms_values = os.path.join(model_dir, naming.MS_PREFIX + slug, "values.yaml")
+        replicas = serving_replicas(ms_values)
+        node_selector = self._placement(node_selector, storage, replicas)
         return {
             "name": name,
             "category": self.category,
@@ -481,15 +530,41 @@ class _ModelChecker(object):
             "namespace": names["namespace"],
             "node_selector": node_selector,
             "affinity": node_affinity(node_selector),
+            "replicas": replicas,
             "tolerations": [toleration] if toleration else [],
             "model_dir": model_dir,
             "values_files": {
                 "gaie": os.path.join(model_dir, naming.GAIE_PREFIX + slug, "values.yaml"),
-                "ms": os.path.join(model_dir, naming.MS_PREFIX + slug, "values.yaml"),
+                "ms": ms_values,
             },
             "storage": storage,
             "model_artifacts_uri": storage.get("model_artifacts_uri"),
         }
+
+
+def serving_replicas(ms_values):
+    """Pods of the modelservice that mount the model (decode + prefill when created), from its values file.
+
+    None when the file cannot be read (the stack spec reports that); the chart's defaults otherwise.
+    """
+    if yaml is None:
+        return None
+    try:
+        with open(ms_values) as handle:
+            values = yaml.safe_load(handle) or {}
+    except (IOError, OSError, yaml.YAMLError):
+        return None
+    if not isinstance(values, dict):
+        return None
+    decode = values.get("decode") if isinstance(values.get("decode"), dict) else {}
+    prefill = values.get("prefill") if isinstance(values.get("prefill"), dict) else {}
+    try:
+        total = int(decode.get("replicas", 1)) if decode.get("create", True) else 0
+        if prefill.get("create"):
+            total += int(prefill.get("replicas", 1))
+    except (TypeError, ValueError):
+        return None
+    return total
 
 
 def _storage_quantity(value):

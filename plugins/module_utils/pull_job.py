@@ -301,10 +301,11 @@ def pv_manifest(record, storage_class=""):
 
 
 def pvc_manifest(record, hostpath_storage_class=""):
-    """The model claim: RWO, bound to the static PV on-prem, the record's class (or the default) on cloud."""
+    """The model claim: RWO bound to the static PV on-prem; on cloud the record's access mode (RWO unless
+    modelSource.accessMode says ReadWriteMany) and class (or the cluster's default)."""
     storage = _storage(record)
     spec = {
-        "accessModes": [ACCESS_RWO],
+        "accessModes": [storage.get("access_mode") or ACCESS_RWO],
         "resources": {"requests": {"storage": storage["size"]}},
         "volumeMode": "Filesystem",
     }
@@ -610,17 +611,6 @@ def preflight_problem(slug, storage_size, storage_bytes, artifact_bytes, headroo
             % (slug, storage_size, int(storage_bytes), artifact_bytes, needed, int(headroom_percent), suggested))
 
 
-def replicas_from_values(values):
-    """Pods that mount the model claim, from ms-<slug>/values.yaml (decode + prefill when created)."""
-    values = values or {}
-    decode = values.get("decode") or {}
-    prefill = values.get("prefill") or {}
-    total = int(decode.get("replicas", 1) if decode.get("create", True) else 0)
-    if prefill.get("create"):
-        total += int(prefill.get("replicas", 1))
-    return total
-
-
 def claim_problems(record, pvc, replicas=1):
     """Problems with a user-owned claim (``pvc://``): it must exist, be Bound, and allow the replicas."""
     storage = record.get("storage") or {}
@@ -656,6 +646,9 @@ def pvc_conflicts(wanted, live):
                         % (lspec.get("storageClassName"), wspec["storageClassName"]))
     if wspec.get("volumeName") and lspec.get("volumeName") and lspec["volumeName"] != wspec["volumeName"]:
         problems.append("it is bound to volume %s, the plan wants %s" % (lspec["volumeName"], wspec["volumeName"]))
+    if lspec.get("accessModes") and lspec["accessModes"] != wspec["accessModes"]:
+        problems.append("its access modes are %s, the plan wants %s (modelSource.accessMode)"
+                        % (", ".join(lspec["accessModes"]), ", ".join(wspec["accessModes"])))
     return problems
 
 

@@ -73,16 +73,9 @@ problems:
   elements: str
 """
 
-import os
-
-from ansible_collections.ai_platform.serving.plugins.module_utils import pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils import plan, pull_job
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
 from ansible_collections.ai_platform.serving.plugins.module_utils.pull_k8s import run_module
-
-try:
-    import yaml
-except ImportError:  # AnsibleK8SModule requires PyYAML
-    yaml = None
 
 try:
     from kubernetes.dynamic.exceptions import NotFoundError
@@ -96,13 +89,13 @@ def argspec():
 
 
 def planned_replicas(params):
+    """The replicas option, else the plan record's, else counted from the values file, else 1."""
     if params["replicas"] is not None:
         return params["replicas"]
-    path = params["values_file"]
-    if path and os.path.exists(path):
-        with open(path) as handle:
-            return pull_job.replicas_from_values(yaml.safe_load(handle))
-    return 1
+    if params["record"].get("replicas") is not None:
+        return params["record"]["replicas"]
+    counted = plan.serving_replicas(params["values_file"]) if params["values_file"] else None
+    return 1 if counted is None else counted
 
 
 def require_claim_storage(module):

@@ -147,11 +147,20 @@ records:
           The other one is what serving_stack removes as stale after a category change.
       type: str
     node_selector:
-      description: The model's nodeSelector.
+      description:
+        - The model's nodeSelector. With more than one replica on a hostPath claim, the plan adds
+          C(kubernetes.io/hostname=<hostpathNode>) so every replica runs where the claim is.
       type: dict
     affinity:
       description: A hard nodeAffinity built from the nodeSelector, or None.
       type: dict
+    replicas:
+      description:
+        - Pods that mount the model, counted from C(ms-<slug>/values.yaml) (decode, plus prefill when created,
+          with the chart's default of 1); None when the file cannot be read.
+        - More than one on a single-node claim is pinned to its node (hostPath) or refused (a dynamic
+          ReadWriteOnce claim).
+      type: int
     tolerations:
       description: The GPU toleration as a one-element list, or empty.
       type: list
@@ -162,7 +171,8 @@ records:
       description:
         - C(mode) is V(harbor) (PVC, on-prem PV, pull Job), V(claim) (user-owned claim, checks only) or
           V(none).
-        - For V(harbor) also pvc, pv, pull_job, clear_job, size, size_bytes, storage_class, hostpath_node, hostpath_dir,
+        - For V(harbor) also pvc, pv, pull_job, clear_job, size, size_bytes, storage_class, access_mode, hostpath_node,
+          hostpath_dir,
           oci (registry, repository, tag, digest, reference), model_uri, repo_id, oras_image, mount_path,
           working_dir, marker, job_affinity. For V(claim) claim, sub_path, namespace.
       type: dict

@@ -38,9 +38,10 @@ def make_models_tree(base, case):
         for sub in subfolders:
             path = os.path.join(models_dir, model_folder, sub)
             os.makedirs(path, exist_ok=True)
-            if "%s/%s" % (model_folder, sub) not in skip:
+            key = "%s/%s" % (model_folder, sub)
+            if key not in skip:
                 with open(os.path.join(path, "values.yaml"), "w") as handle:
-                    handle.write("---\n{}\n")
+                    handle.write("---\n" + yaml.safe_dump((case.get("values") or {}).get(key) or {}))
     return models_dir
 
 

@@ -190,12 +190,6 @@ def test_preflight_message_suggests_a_size():
     assert "storageSize 1Gi" in problem and "at least 3Gi" in problem and "nothing was created" in problem
 
 
-def test_replicas_from_values():
-    assert pull_job.replicas_from_values({}) == 1
-    assert pull_job.replicas_from_values({"decode": {"replicas": 2}, "prefill": {"create": False}}) == 2
-    assert pull_job.replicas_from_values({"decode": {"replicas": 1}, "prefill": {"create": True, "replicas": 2}}) == 3
-
-
 def test_claim_problems(records):
     record = records["claim"]
     missing = pull_job.claim_problems(record, None)
