@@ -352,7 +352,7 @@ def _job_pod_spec(record, container, volumes, uid, affinity):
     return pod_spec
 
 
-def job_manifest(record, digest, expected_size=0, concurrency=4, verify=True, resources=None,
+def job_manifest(record, digest, expected_size=0, concurrency=4, verify=False, resources=None,
                  follow_model_affinity=True, image_pull_policy="IfNotPresent", uid=pod_security.DEFAULT_UID,
                  active_deadline_seconds=DEFAULT_DEADLINE_SECONDS, progress_seconds=DEFAULT_PROGRESS_SECONDS):
     """The pull Job for ``record``, pinned to the manifest ``digest``; annotated with its spec hash.

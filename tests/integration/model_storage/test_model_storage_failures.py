@@ -10,6 +10,8 @@ __metaclass__ = type
 import json
 import os
 
+import pytest
+
 from ansible_collections.ai_platform.serving.tests.support.hub import variant_hub
 from ansible_collections.ai_platform.serving.tests.support.lab import publish
 
@@ -65,7 +67,8 @@ def test_wrong_credentials_in_the_cluster_fail_the_job_at_once(model_factory, mi
     assert model.marker() is not None
 
 
-def test_corrupted_blob_fails_the_pull_and_writes_no_marker(model_factory, kube, tmp_path):
+@pytest.mark.parametrize("rehash", [True, False], ids=["rehash", "oras-verifies-as-it-writes"])
+def test_corrupted_blob_fails_the_pull_and_writes_no_marker(model_factory, kube, tmp_path, rehash):
     model = model_factory()
     extra = ("unique content %s\n" % model.suffix).encode() * 64
     entry = publish(model.lab, model.tmp, variant_hub(tmp_path, model.suffix, extra), model.repository)
@@ -73,9 +76,11 @@ def test_corrupted_blob_fails_the_pull_and_writes_no_marker(model_factory, kube,
     blob = registry_blob(model.lab, "sha256:" + hashlib.sha256(extra).hexdigest())
     with open(blob, "r+b") as handle:
         handle.write(b"X" * 16)           # same size, other bytes
-    run = model.apply()
+    run = model.apply(model_storage_verify=rehash)
     assert run.rc != 0, str(run)
     assert "pull Job %s/%s failed" % (model.namespace, model.job) in run.output, str(run)
+    if not rehash:   # oras-go checks each blob's digest and size while it writes the file
+        assert "mismatch" in run.output, run.output[-4000:]
     assert model.marker() is None
     assert entry["digest"]
 
