@@ -44,16 +44,42 @@ def harbor_pull_secret(record, host, username, password):
     return pull_secret.pull_secret(name, record["names"]["namespace"], host, username, password)
 
 
+def _claim_annotations(result):
+    claims = result.get("resources") or []
+    return ((claims[0].get("metadata") or {}).get("annotations") or {}) if claims else {}
+
+
 def unpulled_models(claim_results):
     """Names of the models whose claim (a k8s_info result per record) carries no pulled digest."""
     names = []
     for result in claim_results or []:
         record = result.get("item") or {}
-        claims = result.get("resources") or []
-        annotations = ((claims[0].get("metadata") or {}).get("annotations") or {}) if claims else {}
-        if not annotations.get(stack_values.PULLED_DIGEST_ANNOTATION):
+        if not _claim_annotations(result).get(stack_values.PULLED_DIGEST_ANNOTATION):
             names.append(record.get("name") or record.get("slug") or "?")
     return names
+
+
+def stamp_served_digests(specs, storage_results=None, claim_results=None):
+    """The stack specs with the digest each model's claim holds on its pod templates.
+
+    The digest is model_storage's result in this play, else the claim's digest annotation; a model with
+    neither (no Harbor source, or check mode before the pull) keeps its values as they are.
+    """
+    if not isinstance(specs, dict) or not isinstance(storage_results or {}, dict) \
+            or not isinstance(claim_results or [], list):
+        raise AnsibleFilterError("stamp_served_digests: expects the stack specs by slug, model_storage_results (a "
+                                 "mapping) and the results of a k8s_info loop over plan records")
+    digests = {}
+    for result in claim_results or []:
+        slug = (result.get("item") or {}).get("slug")
+        digest = _claim_annotations(result).get(stack_values.PULLED_DIGEST_ANNOTATION)
+        if slug and digest:
+            digests[slug] = digest
+    for slug, result in (storage_results or {}).items():
+        if isinstance(result, dict) and result.get("digest"):
+            digests[slug] = result["digest"]
+    return dict((slug, stack_values.stamp_served_digest(spec, digests[slug]) if slug in digests else spec)
+                for slug, spec in specs.items())
 
 
 def helm_failure(result, chart_key, chart=None):
@@ -75,5 +101,6 @@ class FilterModule(object):
             "stack_spec": stack_spec,
             "harbor_pull_secret": harbor_pull_secret,
             "unpulled_models": unpulled_models,
+            "stamp_served_digests": stamp_served_digests,
             "helm_failure": helm_failure,
         }

@@ -140,6 +140,25 @@ def modelservice_overrides(record, file_values):
     return overrides
 
 
+SERVED_DIGEST_ANNOTATION = naming.annotation_key("served_digest")
+
+
+def stamp_served_digest(spec, digest):
+    """``spec`` with ``digest`` (the artifact the model's claim holds) on its decode and prefill pod templates.
+
+    A new pull (a moved tag, a new harborRef) changes the pod templates, so Helm rolls the serving pods
+    onto the new weights; the same digest leaves the values as they were.
+    """
+    spec = copy.deepcopy(spec)
+    ms = spec["values"]["modelservice"]
+    for role in MODEL_ROLES:
+        section = ms.get(role)
+        if isinstance(section, dict) and section.get("create") is not False:
+            annotations = section.get("podAnnotations") if isinstance(section.get("podAnnotations"), dict) else {}
+            section["podAnnotations"] = dict(annotations, **{SERVED_DIGEST_ANNOTATION: digest})
+    return spec
+
+
 def modelservice_values(record, file_values):
     """The values file of ``ms-<slug>`` merged with the plan's values."""
     return merge_values(file_values or {}, modelservice_overrides(record, file_values or {}))

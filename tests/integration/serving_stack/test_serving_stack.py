@@ -23,7 +23,7 @@ import yaml
 
 from ansible_collections.ai_platform.serving.tests.support import ROOT
 from ansible_collections.ai_platform.serving.tests.support import hub as hub_fixture
-from ansible_collections.ai_platform.serving.tests.support.lab import GPU_TOLERATION
+from ansible_collections.ai_platform.serving.tests.support.lab import GPU_TOLERATION, publish
 
 pytestmark = pytest.mark.xdist_group("serving-stack-deployed")
 
@@ -150,6 +150,44 @@ def test_check_mode_then_a_rerun_change_nothing(deployed):
     assert check.rc == 0 and check.changed == 0, str(check)
     again = stack.site()
     assert again.rc == 0 and again.changed == 0, str(again)
+
+
+SERVED = "ai-platform.serving/served-digest"
+
+
+def served_digests(kube, namespace):
+    """The served-digest annotation of every Deployment's pod template in ``namespace``, and its rollout."""
+    found = {}
+    for item in json.loads(kube.run("get", "deployments", "-n", namespace, "-o", "json").stdout)["items"]:
+        annotations = item["spec"]["template"]["metadata"].get("annotations") or {}
+        if SERVED in annotations:
+            status = item.get("status") or {}
+            found[item["metadata"]["name"]] = (annotations[SERVED], status.get("updatedReplicas"),
+                                               status.get("availableReplicas"), item["spec"].get("replicas"))
+    return found
+
+
+def test_a_new_pull_under_the_same_tag_rolls_the_serving_pods_onto_it(deployed, tmp_path):
+    stack, run = deployed
+    assert run.rc == 0, str(run)
+    namespace = stack.namespace("embedder")
+    before = served_digests(stack.kube, namespace)
+    assert before and all(v[0] == stack.published["digest"] for v in before.values()), before
+    # v2 under the same tag: the claim is pulled again and the decode pods roll onto it
+    v2 = publish(stack.lab, stack.tmp, hub_fixture.variant_hub(tmp_path, stack.suffix, b"revision 2\n" * 64),
+                 stack.repository)
+    assert v2["digest"] != stack.published["digest"]
+    again = stack.site()
+    assert again.rc == 0, str(again)
+    after = served_digests(stack.kube, namespace)
+    assert set(after) == set(before), (before, after)
+    for name, (digest, updated, available, replicas) in after.items():
+        assert digest == v2["digest"] and updated == replicas and available == replicas, (name, after[name])
+    claim = stack.kube.get("pvc", "%s-model" % stack.slug("embedder"), namespace)
+    assert claim["metadata"]["annotations"]["ai-platform.serving/digest"] == v2["digest"]
+    stack.published = v2
+    rerun = stack.site()
+    assert rerun.rc == 0 and rerun.changed == 0, str(rerun)
 
 
 def test_absent_removes_one_model_and_leaves_the_other_serving(deployed, query_secret):

@@ -275,7 +275,8 @@ def test_pull_secret_content():
 
 def test_filters(recs):
     rec = recs["all-minilm-l6-v2-rke2"]
-    assert sorted(flt.FilterModule().filters()) == ["harbor_pull_secret", "helm_failure", "stack_spec", "unpulled_models"]
+    assert sorted(flt.FilterModule().filters()) == ["harbor_pull_secret", "helm_failure", "stack_spec", "stamp_served_digests",
+                                                   "unpulled_models"]
     secret = flt.harbor_pull_secret(rec, HARBOR, "u", "p")
     assert secret["metadata"] == {"name": "harbor-creds", "namespace": "llm-d-all-minilm-l6-v2-rke2",
                                   "labels": {"app.kubernetes.io/managed-by": "ai_platform.serving"}}
@@ -297,3 +298,31 @@ def test_filters(recs):
     pulled_first = {"item": rec, "stderr": "Pulled: r/inferencepool:v1.2.0\nDigest: sha256:b4\nError: execution error"}
     assert flt.helm_failure(pulled_first, "gaie", {"ref": "oci://r/inferencepool", "version": "v1.2.0"}).endswith(
         "llm-d-all-minilm-l6-v2-rke2: Error: execution error")
+
+
+DIGEST_V1 = "sha256:" + "1" * 64
+DIGEST_V2 = "sha256:" + "2" * 64
+
+
+def claim_result(record, digest):
+    annotations = {sv.PULLED_DIGEST_ANNOTATION: digest} if digest else {}
+    return {"item": record, "resources": [{"metadata": {"annotations": annotations}}]}
+
+
+def test_the_served_digest_goes_on_the_pod_templates_so_a_new_pull_rolls_them(recs):
+    slug = "all-minilm-l6-v2-rke2"
+    specs = {slug: spec(recs[slug])}
+    specs[slug]["values"]["modelservice"]["decode"]["podAnnotations"] = {"team": "search"}
+    from_claim = flt.stamp_served_digests(specs, {}, [claim_result(recs[slug], DIGEST_V1)])
+    decode = from_claim[slug]["values"]["modelservice"]["decode"]
+    assert decode["podAnnotations"] == {"team": "search", "ai-platform.serving/served-digest": DIGEST_V1}
+    assert "podAnnotations" not in specs[slug]["values"]["modelservice"].get("prefill", {}) or \
+        specs[slug]["values"]["modelservice"]["prefill"].get("create") is False
+    # model_storage's result in this play wins over the (older) annotation: the new pull rolls the pods
+    pulled = flt.stamp_served_digests(specs, {slug: {"digest": DIGEST_V2}}, [claim_result(recs[slug], DIGEST_V1)])
+    assert pulled[slug]["values"]["modelservice"]["decode"]["podAnnotations"][sv.SERVED_DIGEST_ANNOTATION] == DIGEST_V2
+    # no known digest: the values stay as they are; the input is never changed in place
+    assert flt.stamp_served_digests(specs, {}, [claim_result(recs[slug], None)]) == specs
+    assert specs[slug]["values"]["modelservice"]["decode"]["podAnnotations"] == {"team": "search"}
+    with pytest.raises(AnsibleFilterError):
+        flt.stamp_served_digests([], {}, [])
