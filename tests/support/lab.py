@@ -133,9 +133,12 @@ class Kube(object):
             raise AssertionError("%s %s/%s does not exist" % (kind, namespace, name))
         return found
 
+    def pod_phase(self, pod_name, namespace):
+        return self.existing("pod", pod_name, namespace).get("status", {}).get("phase")
+
     def wait_pod_succeeded(self, pod_name, namespace, timeout=120):
         def done():
-            phase = self.existing("pod", pod_name, namespace).get("status", {}).get("phase")
+            phase = self.pod_phase(pod_name, namespace)
             if phase == "Failed":
                 raise AssertionError("pod %s failed:\n%s" % (pod_name, self.describe("pod", pod_name, namespace)))
             return phase == "Succeeded"
