@@ -182,7 +182,8 @@ def test_a_new_pull_under_the_same_tag_rolls_the_serving_pods_onto_it(deployed, 
     after = served_digests(stack.kube, namespace)
     assert set(after) == set(before), (before, after)
     for name, (digest, updated, available, replicas) in after.items():
-        assert digest == v2["digest"] and updated == replicas and available == replicas, (name, after[name])
+        assert digest == v2["digest"] and updated == replicas and available == replicas, (
+            name, digest, updated, available, replicas)
     claim = stack.kube.get("pvc", "%s-model" % stack.slug("embedder"), namespace)
     assert claim["metadata"]["annotations"]["ai-platform.serving/digest"] == v2["digest"]
     stack.published = v2
