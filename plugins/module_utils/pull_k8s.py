@@ -88,17 +88,6 @@ class PullApi(object):
                                 field_selector="involvedObject.kind=Job,involvedObject.name=%s" % self.job_name)
         return (_dict(found) or {}).get("items") or []
 
-    def watch_job(self, resource_version, timeout):
-        """Return at the first event on the Job after ``resource_version``, or after ``timeout`` seconds."""
-        try:
-            for _event in self.client.client.watch(self.jobs, namespace=self.namespace, name=self.job_name,
-                                                   resource_version=resource_version,
-                                                   timeout=max(1, int(timeout))):
-                return
-        except (ApiException, DynamicApiError):
-            # 410 Gone (an old resourceVersion) and the like: the caller re-reads the Job.
-            time.sleep(0.2)
-
     def watch_pods(self, timeout):
         """Return at the first event on the Job's pods after the last list_pods(), or after ``timeout``.
 
@@ -111,6 +100,7 @@ class PullApi(object):
                                                    timeout=max(1, int(timeout))):
                 return
         except (ApiException, DynamicApiError):
+            # 410 Gone (an old resourceVersion) and the like: the caller re-reads the Job and its pods.
             time.sleep(0.2)
 
     def pod_log(self, pod_name, lines=20):

@@ -294,9 +294,8 @@ def clock(total, start=None):
 class PullWaiter(object):
     """Watch one pull Job until it completes, fails, or the timeout passes.
 
-    ``api`` offers get_job(), list_pods(), watch_job(resource_version, timeout) and
-    pod_log(name, lines), optionally watch_pods(timeout); the module gives one built on
-    kubernetes.core's client, tests a fake. The pull is complete as soon as a pod of the Job
+    ``api`` offers get_job(), list_pods(), watch_pods(timeout) and pod_log(name, lines);
+    the module gives one built on kubernetes.core's client, tests a fake. The pull is complete as soon as a pod of the Job
     succeeded with the expected digest (``pod_reported``), so the wait watches the pods, where
     that shows first; the Job's own state stays the record of failures and deletions.
     """
@@ -344,12 +343,8 @@ class PullWaiter(object):
             else:
                 stuck_since = None
                 self.blocked = None
-            # A bounded watch: a pod's (or else the Job's) next event ends it at once; trouble is re-read
+            # A bounded watch: the next event on the Job's pods ends it at once; trouble is re-read
             # every few seconds.
-            bound = min(left, 2 if stuck_since or not pod else 15)
-            if hasattr(self.api, "watch_pods"):
-                self.api.watch_pods(bound)
-            else:
-                self.api.watch_job(((self.last_job or {}).get("metadata") or {}).get("resourceVersion"), bound)
+            self.api.watch_pods(min(left, 2 if stuck_since or not pod else 15))
             state = self.observe()
         return state, self.last_job, self.last_pods, time.monotonic() - start

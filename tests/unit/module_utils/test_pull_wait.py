@@ -96,7 +96,7 @@ class FakeApi(object):
     def list_pods(self):
         return self.snapshots[self.index][1]
 
-    def watch_job(self, resource_version, timeout):
+    def watch_pods(self, timeout):
         self.watches += 1
         self.index = min(self.index + 1, len(self.snapshots) - 1)
 
@@ -121,10 +121,10 @@ def test_waiter_times_out_with_last_state():
     running = load("running")
 
     class Slow(FakeApi):
-        def watch_job(self, resource_version, timeout):
+        def watch_pods(self, timeout):
             import time
             time.sleep(min(timeout, 0.05))
-            FakeApi.watch_job(self, resource_version, timeout)
+            FakeApi.watch_pods(self, timeout)
 
     api = Slow([(running["job"], running["pods"])])
     state, job, pods, elapsed = pull_wait.PullWaiter(api, running["expected_digest"]).wait(0.2)
@@ -252,20 +252,3 @@ def test_a_succeeded_pod_of_a_replaced_job_or_another_digest_is_not_the_end():
     assert not pull_wait.pod_reported(job, _owned(complete["pods"], "job-uid-before"), complete["expected_digest"])
     assert not pull_wait.pod_reported(job, _owned(complete["pods"], "job-uid-now"), "sha256:" + "b" * 64)
     assert not pull_wait.pod_reported(job, running["pods"], complete["expected_digest"])
-
-
-class PodWatchApi(FakeApi):
-    def __init__(self, snapshots):
-        FakeApi.__init__(self, snapshots)
-        self.pod_watches = 0
-
-    def watch_pods(self, timeout):
-        self.pod_watches += 1
-        FakeApi.watch_job(self, None, timeout)
-
-
-def test_the_wait_watches_the_pods_when_it_can():
-    running, complete = load("running"), load("complete")
-    api = PodWatchApi([(running["job"], running["pods"]), (complete["job"], complete["pods"])])
-    state, _job, _pods, _elapsed = pull_wait.PullWaiter(api, complete["expected_digest"]).wait(30)
-    assert state == "complete" and api.pod_watches == 1 and api.watches == 1
