@@ -19,9 +19,7 @@ def claims_off_plan(claim_results):
         raise AnsibleFilterError("claims_off_plan: expects the results of a k8s_info loop over plan records")
     problems = []
     for result in claim_results:
-        claims = result.get("resources") or []
-        annotations = ((claims[0].get("metadata") or {}).get("annotations") or {}) if claims else {}
-        problem = pull_job.claim_plan_problem(result.get("item") or {}, annotations)
+        problem = pull_job.claim_plan_problem(result.get("item") or {}, pull_job.looked_up_claim_annotations(result))
         if problem:
             problems.append(problem)
     return problems

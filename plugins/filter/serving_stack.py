@@ -11,7 +11,7 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.common.text.converters import to_native
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import pull_secret, stack_values
+from ansible_collections.ai_platform.serving.plugins.module_utils import pull_job, pull_secret, stack_values
 
 
 def _record(record, filter_name):
@@ -44,17 +44,12 @@ def harbor_pull_secret(record, host, username, password):
     return pull_secret.pull_secret(name, record["names"]["namespace"], host, username, password)
 
 
-def _claim_annotations(result):
-    claims = result.get("resources") or []
-    return ((claims[0].get("metadata") or {}).get("annotations") or {}) if claims else {}
-
-
 def unpulled_models(claim_results):
     """Names of the models whose claim (a k8s_info result per record) carries no pulled digest."""
     names = []
     for result in claim_results or []:
         record = result.get("item") or {}
-        if not _claim_annotations(result).get(stack_values.PULLED_DIGEST_ANNOTATION):
+        if not pull_job.looked_up_claim_annotations(result).get(stack_values.PULLED_DIGEST_ANNOTATION):
             names.append(record.get("name") or record.get("slug") or "?")
     return names
 
@@ -72,7 +67,7 @@ def stamp_served_digests(specs, storage_results=None, claim_results=None):
     digests = {}
     for result in claim_results or []:
         slug = (result.get("item") or {}).get("slug")
-        digest = _claim_annotations(result).get(stack_values.PULLED_DIGEST_ANNOTATION)
+        digest = pull_job.looked_up_claim_annotations(result).get(stack_values.PULLED_DIGEST_ANNOTATION)
         if slug and digest:
             digests[slug] = digest
     for slug, result in (storage_results or {}).items():
