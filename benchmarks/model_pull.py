@@ -101,7 +101,7 @@ def curl_blobs(env, repository, digest, dest, concurrency):
     return time.monotonic() - start, sum(layer["size"] for layer in layers)
 
 
-# The pull script's log lines (plugins/module_utils/pull_job.py) whose timestamps this benchmark reads.
+# The pull script's log lines (plugins/module_utils/storage/pull_job.py) whose timestamps this benchmark reads.
 LOG_MARKS = (("start", "model-pull: pulling "), ("pulled", "model-pull: pulled "),
              ("verified", "model-pull: verified "))
 
@@ -166,8 +166,8 @@ def main():
         if created.rc != 0:
             raise SystemExit(repr(created))
 
-        from ansible_collections.ai_platform.serving.plugins.module_utils.pull_k8s import PullApi
-        from ansible_collections.ai_platform.serving.plugins.module_utils.pull_wait import PullWaiter
+        from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import PullApi
+        from ansible_collections.ai_platform.serving.plugins.module_utils.storage.pull_wait import PullWaiter
         from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
         client = get_api_client(kubeconfig=env["KUBECONFIG"])
         wait_began = time.time()

@@ -33,7 +33,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, ".collections"))
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.oci_archive import sha256_file  # noqa: E402
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry.oci_archive import sha256_file  # noqa: E402
 from ansible_collections.ai_platform.serving.tests.support import registry as lab_registry  # noqa: E402
 
 MIB = 1 << 20
@@ -64,7 +64,7 @@ def make_model(directory, total_mib):
 SYNC_SCRIPT = r"""
 import json, resource, sys
 sys.path.insert(0, sys.argv[1])
-from ansible_collections.ai_platform.serving.plugins.module_utils import model_sync
+from ansible_collections.ai_platform.serving.plugins.module_utils.sync import model_sync
 params = json.loads(sys.argv[2])
 full = dict((k, v.get("default")) for k, v in model_sync.argspec().items())
 full.update(params)

@@ -21,7 +21,8 @@ import threading
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import pull_job, pull_wait
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_wait
 
 try:
     from kubernetes import client as k8s_client

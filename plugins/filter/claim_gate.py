@@ -10,7 +10,8 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import helm_repair, pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import helm_repair
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
 
 
 def claims_off_plan(claim_results):

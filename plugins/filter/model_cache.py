@@ -10,7 +10,8 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import model_cache, pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import cache as model_cache
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
 
 
 def claim_fate(claim, volume=None):

@@ -10,7 +10,8 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import pod_security, pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pod_security
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
 
 
 def pod_security_labels(levels):

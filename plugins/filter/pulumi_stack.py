@@ -16,7 +16,7 @@ import yaml
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.common.text.converters import to_text
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import pulumi_stack as ps
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import pulumi as ps
 
 
 class _IndentedDumper(yaml.SafeDumper):

@@ -11,7 +11,9 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.common.text.converters import to_native
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import pull_job, pull_secret, stack_values
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry import pull_secret
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values as stack_values
 
 
 def _record(record, filter_name):

@@ -118,7 +118,8 @@ reference:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import oci_archive, registry
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry import oci_archive
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry import tools as registry
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import registry_auth_argspec
 
 

@@ -76,7 +76,7 @@ created:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import registry_auth_argspec
-from ansible_collections.ai_platform.serving.plugins.module_utils.harbor_api import Harbor, HarborError, open_url_transport
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry.harbor import Harbor, HarborError, open_url_transport
 
 
 def argspec():

@@ -127,7 +127,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import model_cache
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import cache as model_cache
 
 
 def argspec():

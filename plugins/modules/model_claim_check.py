@@ -73,9 +73,10 @@ problems:
   elements: str
 """
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import plan, pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils import plan
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
-from ansible_collections.ai_platform.serving.plugins.module_utils.pull_k8s import run_module
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import run_module
 
 try:
     from kubernetes.dynamic.exceptions import NotFoundError

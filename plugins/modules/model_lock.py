@@ -81,9 +81,9 @@ leases:
 
 import time
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import model_lease
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import lease as model_lease
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
-from ansible_collections.ai_platform.serving.plugins.module_utils.pull_k8s import run_module
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import run_module
 
 try:
     from kubernetes.dynamic.exceptions import ConflictError, NotFoundError

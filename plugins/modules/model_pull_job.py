@@ -138,9 +138,9 @@ removed:
   elements: str
 """
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
-from ansible_collections.ai_platform.serving.plugins.module_utils.pull_k8s import (
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import (
     PullApiError,
     apply_storage,
     remove_storage,

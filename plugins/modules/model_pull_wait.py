@@ -176,9 +176,10 @@ recovery:
   elements: str
 """
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import pull_job, pull_wait
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_wait
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
-from ansible_collections.ai_platform.serving.plugins.module_utils.pull_k8s import PullApi, run_module
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import PullApi, run_module
 
 
 def argspec():

@@ -201,9 +201,9 @@ difference:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.hf_cache import CacheError
-from ansible_collections.ai_platform.serving.plugins.module_utils.model_sync import REQUIRED_IF, argspec, sync
-from ansible_collections.ai_platform.serving.plugins.module_utils.registry import RegistryError
+from ansible_collections.ai_platform.serving.plugins.module_utils.sync.hf_cache import CacheError
+from ansible_collections.ai_platform.serving.plugins.module_utils.sync.model_sync import REQUIRED_IF, argspec, sync
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry.tools import RegistryError
 
 
 def main():

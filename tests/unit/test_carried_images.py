@@ -5,7 +5,7 @@ from pathlib import Path
 import yaml
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.image_plan import image_plan
-from ansible_collections.ai_platform.serving.plugins.module_utils.stack_values import image_references
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack.values import image_references
 
 REPO = Path(__file__).resolve().parents[2]
 HARBOR = "harbor.harbor.svc.cluster.local"

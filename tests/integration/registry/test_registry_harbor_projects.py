@@ -6,7 +6,7 @@
 Harbor cannot run on the project's machines. This HTTPS server (the registry fixture's
 certificate) answers the two Harbor v2.0 calls the harbor_project module makes and records
 them, so the wiring (TLS with the configured CA, basic auth, check mode, no_log) is exercised
-end to end; the request shapes themselves are pinned by tests/unit/module_utils/test_harbor_api.py.
+end to end; the request shapes themselves are pinned by tests/unit/plugins/module_utils/registry/test_harbor.py.
 """
 
 from __future__ import absolute_import, division, print_function

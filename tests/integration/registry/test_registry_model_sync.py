@@ -22,7 +22,7 @@ import yaml
 
 from ansible_collections.ai_platform.serving.tests.support import hub as hub_fixture
 from ansible_collections.ai_platform.serving.tests.support.registry import model_sync_vars
-from ansible_collections.ai_platform.serving.plugins.module_utils.oci_archive import sha256_bytes, sha256_file
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry.oci_archive import sha256_bytes, sha256_file
 
 REPO = hub_fixture.MINILM_REPO
 COMMIT = hub_fixture.MINILM_COMMIT

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import stack_values
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values as stack_values
 
 SCRIPT = Path(__file__).resolve().parents[3] / "roles" / "serving_stack" / "files" / "gateway_placement.py"
 SPEC = importlib.util.spec_from_file_location("gateway_placement", SCRIPT)

@@ -10,7 +10,7 @@ __metaclass__ = type
 import threading
 
 from ansible_collections.ai_platform.serving.plugins.action import model_pull_wait as action
-from ansible_collections.ai_platform.serving.plugins.module_utils import pull_wait
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_wait
 
 LOG = """model-pull: pulling h/ai-models/m@sha256:aa (9 files, 1073741824 bytes; 5368709120 bytes free)
 model-pull: progress: 310.0 MiB of 1.0 GiB (30%), 155.0 MiB/s, ETA 4s, 3 of 9 files

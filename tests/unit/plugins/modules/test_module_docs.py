@@ -12,7 +12,7 @@ import pytest
 import yaml
 from ansible.utils.plugin_docs import add_fragments
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import model_sync as model_sync_utils
+from ansible_collections.ai_platform.serving.plugins.module_utils.sync import model_sync as model_sync_utils
 
 PACKAGE = "ansible_collections.ai_platform.serving.plugins.modules."
 # model_sync keeps its spec in module_utils; the others have argspec().

@@ -1,0 +1,269 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Container images and Helm charts carried across an air gap.
+
+Images: ``skopeo copy docker://… oci-archive:…`` on the internet side, then
+``oci-archive:… → docker://harbor/…`` (digests preserved) on the air-gapped
+side.  Charts: ``helm pull`` to a ``.tgz``, then ``helm push`` to Harbor as an
+OCI chart.  Every step first compares digests and does nothing when they
+already match.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import hashlib
+import json
+import os
+import subprocess
+
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry import tools as registry
+from ansible_collections.ai_platform.serving.plugins.module_utils.sync.hf_cache import hash_file
+
+HELM_CHART_LAYER = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
+
+
+def run(argv):
+    """Run a tool; return (rc, stdout bytes, stderr text)."""
+    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, check=False)
+    return proc.returncode, proc.stdout, proc.stderr.decode("utf-8", "replace")
+
+
+def sha256_bytes(data):
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path):
+    return "sha256:" + hash_file(path)[0]
+
+
+def source_reference(image, digest):
+    """Pull by digest when one is pinned: ``repo:tag`` + digest -> ``repo@digest``."""
+    if not digest:
+        return image
+    name = image.split("@", 1)[0]
+    last = name.rsplit("/", 1)
+    if ":" in last[-1]:
+        name = name[:name.rindex(":")]
+    return "%s@%s" % (name, digest)
+
+
+def registry_of(image):
+    """Registry host of an image reference (docker.io when the first part is not a host)."""
+    first = image.split("/", 1)[0]
+    if "/" in image and ("." in first or ":" in first or first == "localhost"):
+        return first
+    return "docker.io"
+
+
+class Skopeo:
+    """skopeo with one private auth dir; credentials and CA never appear on argv."""
+
+    def __init__(self, binary, auth, tls_verify=True):
+        self.binary = binary
+        self.auth = auth
+        self.tls_verify = tls_verify
+
+    def _remote(self, prefix=""):
+        """Auth, CA and TLS flags; ``prefix`` is "", "src-" or "dest-"."""
+        args = ["--%sauthfile" % prefix, self.auth.config]
+        if self.auth.ca_file:
+            args += ["--%scert-dir" % prefix, self.auth.cert_dir]
+        args.append("--%stls-verify=%s" % (prefix, "true" if self.tls_verify else "false"))
+        return args
+
+    def raw_manifest(self, transport_ref, remote=True):
+        """Raw manifest bytes or None when the reference does not exist; raise on other errors."""
+        argv = [self.binary, "inspect", "--raw"] + (self._remote() if remote else []) + [transport_ref]
+        rc, out, err = run(argv)
+        if rc == 0:
+            return out
+        if registry.is_not_found(err) or "no such file" in err.lower():
+            return None
+        raise registry.RegistryError(err)
+
+    def copy(self, src, dest, src_remote, dest_remote, all_platforms):
+        argv = [self.binary, "copy", "--preserve-digests", "--retry-times", "3"]
+        if all_platforms:
+            argv.append("--all")
+        if src_remote:
+            argv += self._remote("src-")
+        if dest_remote:
+            argv += self._remote("dest-")
+        rc, _out, err = run(argv + [src, dest])
+        if rc != 0:
+            raise registry.RegistryError(err)
+
+
+def manifest_digest(raw):
+    return sha256_bytes(raw) if raw is not None else None
+
+
+def chart_layer_digest(raw):
+    """Digest of the chart tarball layer in a Helm OCI manifest, or None."""
+    if raw is None:
+        return None
+    try:
+        manifest = json.loads(raw)
+    except ValueError:
+        return None
+    for layer in manifest.get("layers") or []:
+        if layer.get("mediaType") == HELM_CHART_LAYER:
+            return layer.get("digest")
+    return None
+
+
+def chart_archive_name(name, version):
+    return "%s-%s.tgz" % (name, version)
+
+
+def helm_pull_argv(helm, chart, version, destination, repo_url=None, registry_config=None, ca_file=None):
+    argv = [helm, "pull", chart, "--version", version, "--destination", destination]
+    if repo_url:
+        argv += ["--repo", repo_url]
+    if registry_config:
+        argv += ["--registry-config", registry_config]
+    if ca_file:
+        argv += ["--ca-file", ca_file]
+    return argv
+
+
+def helm_push_argv(helm, archive, oci_base, registry_config, ca_file=None, plain_http=False):
+    argv = [helm, "push", archive, oci_base, "--registry-config", registry_config]
+    if ca_file:
+        argv += ["--ca-file", ca_file]
+    if plain_http:
+        argv.append("--plain-http")
+    return argv
+
+
+def archive_exists(path):
+    return os.path.isfile(path) and os.path.getsize(path) > 0
+
+
+def _fail(tool, host, params, err, user_key="username"):
+    return registry.RegistryError(registry.redact(
+        registry.explain_failure(tool, host, params.get(user_key), str(err)), [params.get("password")],
+        [params.get(user_key)]))
+
+
+def save_image(params, check_mode, skopeo):
+    """docker://image -> oci-archive:archive, skipped when the archive already holds the pinned digest."""
+    archive, pin = params["archive"], params["digest"]
+    host = registry_of(params["image"])
+    have = manifest_digest(skopeo.raw_manifest("oci-archive:" + archive, remote=False)) \
+        if archive_exists(archive) else None
+    result = dict(changed=False, archive=archive, digest=have, image=params["image"])
+    if have and (pin is None or have == pin) and not params["force"]:
+        return result
+    result["changed"] = True
+    if check_mode:
+        result["digest"] = pin
+        return result
+    os.makedirs(os.path.dirname(os.path.abspath(archive)), exist_ok=True)
+    partial = archive + ".partial"
+    if os.path.exists(partial):
+        os.remove(partial)
+    try:
+        skopeo.copy("docker://" + source_reference(params["image"], pin), "oci-archive:" + partial,
+                    True, False, params["all_platforms"])
+    except registry.RegistryError as exc:
+        raise _fail("skopeo", host, params, exc)
+    got = manifest_digest(skopeo.raw_manifest("oci-archive:" + partial, remote=False))
+    if pin and got != pin:
+        os.remove(partial)
+        raise registry.RegistryError("%s saved with digest %s, not the pinned %s (a multi-platform index "
+                                     "needs all_platforms: true)" % (params["image"], got, pin))
+    os.rename(partial, archive)
+    result["digest"] = got
+    return result
+
+
+def push_image(params, check_mode, skopeo):
+    """oci-archive:archive -> docker://destination, skipped when the registry has the same digest."""
+    host = registry_of(params["destination"])
+    if not archive_exists(params["archive"]):
+        raise registry.RegistryError("archive %s does not exist: run the download step first" % params["archive"])
+    local = manifest_digest(skopeo.raw_manifest("oci-archive:" + params["archive"], remote=False))
+    try:
+        remote = manifest_digest(skopeo.raw_manifest("docker://" + params["destination"]))
+    except registry.RegistryError as exc:
+        raise _fail("skopeo", host, params, exc)
+    result = dict(changed=remote != local, archive=params["archive"], digest=local,
+                  destination=params["destination"], previous_digest=remote)
+    if not result["changed"] or check_mode:
+        return result
+    try:
+        skopeo.copy("oci-archive:" + params["archive"], "docker://" + params["destination"],
+                    False, True, params["all_platforms"])
+        after = manifest_digest(skopeo.raw_manifest("docker://" + params["destination"]))
+    except registry.RegistryError as exc:
+        raise _fail("skopeo", host, params, exc)
+    if after != local:
+        raise registry.RegistryError("%s holds %s after the upload, expected %s" % (params["destination"], after, local))
+    return result
+
+
+def save_chart(params, check_mode, helm_run):
+    """helm pull a pinned chart version into ``destination`` unless the .tgz is already there."""
+    archive = os.path.join(params["destination"], chart_archive_name(params["name"], params["version"]))
+    result = dict(changed=False, archive=archive, digest=None)
+    if archive_exists(archive) and not params["force"]:
+        result["digest"] = sha256_file(archive)
+        if params["digest"] and result["digest"] != params["digest"]:
+            raise registry.RegistryError("%s has digest %s, not the pinned %s: remove it or set force"
+                                         % (archive, result["digest"], params["digest"]))
+        return result
+    result["changed"] = True
+    if check_mode:
+        return result
+    os.makedirs(params["destination"], exist_ok=True)
+    argv = helm_pull_argv(params["helm_path"], params["chart"], params["version"], params["destination"],
+                          params["repo_url"], helm_run.auth.config, params["ca_file"])
+    helm_run(argv, registry_of(params["chart"].replace("oci://", "")) if params["chart"].startswith("oci://")
+             else params["repo_url"])
+    if not archive_exists(archive):
+        raise registry.RegistryError("helm pull did not write %s (is the chart name %r right?)"
+                                     % (archive, params["name"]))
+    result["digest"] = sha256_file(archive)
+    if params["digest"] and result["digest"] != params["digest"]:
+        os.remove(archive)
+        raise registry.RegistryError("%s downloaded with digest %s, not the pinned %s"
+                                     % (archive, result["digest"], params["digest"]))
+    return result
+
+
+def push_chart(params, check_mode, skopeo, helm_run):
+    """helm push the .tgz as ``oci://<repository>/<name>:<version>`` unless that tag holds the same tarball."""
+    archive = params["archive"]
+    if not archive_exists(archive):
+        raise registry.RegistryError("chart archive %s does not exist: run the download step first" % archive)
+    base = params["repository"].rstrip("/")
+    target = "%s/%s:%s" % (base, params["name"], params["version"])
+    host = registry_of(base)
+    local = sha256_file(archive)
+    try:
+        remote = chart_layer_digest(skopeo.raw_manifest("docker://" + target))
+    except registry.RegistryError as exc:
+        raise _fail("skopeo", host, params, exc)
+    result = dict(changed=remote != local, archive=archive, digest=local, reference=target)
+    if result["changed"] and not check_mode:
+        helm_run(helm_push_argv(params["helm_path"], archive, "oci://" + base, helm_run.auth.config,
+                                params["ca_file"], params["plain_http"]), host)
+    return result
+
+
+class HelmRunner:
+    """Runs helm with the private registry config; raises a clear, redacted error on failure."""
+
+    def __init__(self, auth, params):
+        self.auth = auth
+        self.params = params
+
+    def __call__(self, argv, host):
+        rc, out, err = run(argv)
+        if rc != 0:
+            raise _fail("helm", host, self.params, err + out.decode("utf-8", "replace"))
+        return out

@@ -1,0 +1,329 @@
+"""The serving stack computed from real plan records of the repo's models tree (stack_spec)."""
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.ai_platform.serving.plugins.filter import serving_stack as flt
+from ansible_collections.ai_platform.serving.plugins.module_utils import plan
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry import pull_secret
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values as sv
+
+REPO = Path(__file__).resolve().parents[5]
+GPU = {"key": "dedicated", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}
+HARBOR = "harbor.harbor.svc.cluster.local"
+EMBEDDER = {"name": "all-MiniLM-L6-v2-rke2", "enabled": True, "nodeSelector": {"workload": "cpu"},
+            "modelSource": {"harborRef": HARBOR + "/ai-models/all-minilm-l6-v2:v1",
+                            "modelUri": "hub/sentence-transformers/all-MiniLM-L6-v2",
+                            "storageSize": "1Gi", "hostpathNode": "node-1"}}
+
+
+def records(provider="on-prem", token="t0ken", toleration=None, embedder=True):
+    settings = {
+        "cloud_provider": provider, "kubeconfig": "/k", "harbor_hostname": HARBOR,
+        "harbor_user": "robot$k8s-puller", "harbor_token": token, "gpu_toleration": toleration or {},
+        "models_dir": str(REPO / "models"),
+        "models": {
+            "generative": [{"name": "Qwen3-0.6B-rke2", "enabled": True, "nodeSelector": {"workload": "gpu"}}],
+            "embedder": [EMBEDDER] if embedder else [],
+        },
+    }
+    found, problems = plan.build_plan(settings)
+    assert not [p for p in problems if p.severity == "error"], [str(p) for p in problems]
+    return dict((r["slug"], r) for r in found)
+
+
+def values(record, chart):
+    return yaml.safe_load(Path(record["values_files"][chart]).read_text())
+
+
+def spec(record, **settings):
+    return sv.stack_spec(record, values(record, "gaie"), values(record, "ms"), settings)
+
+
+@pytest.fixture(scope="module")
+def recs():
+    return records(toleration=GPU)
+
+
+def test_generative_gets_an_httproute_to_its_pool_and_gateway(recs):
+    rec = recs["qwen3-0-6b-rke2"]
+    out = spec(rec)
+    route = out["routing"]
+    assert (route["kind"], route["metadata"]["name"]) == ("HTTPRoute", "llm-d-qwen3-0-6b-rke2")
+    assert route["metadata"]["namespace"] == "llm-d-qwen3-0-6b-rke2"
+    assert route["spec"]["parentRefs"] == [{"group": "gateway.networking.k8s.io", "kind": "Gateway",
+                                            "name": "infra-qwen3-0-6b-rke2-inference-gateway"}]
+    backend = route["spec"]["rules"][0]["backendRefs"][0]
+    assert backend == {"group": "inference.networking.k8s.io", "kind": "InferencePool", "name": "gaie-qwen3-0-6b-rke2"}
+    assert out["stale"] == [
+        {"apiVersion": "v1", "kind": "Service", "metadata": {
+            "name": "ms-qwen3-0-6b-rke2-embeddings", "namespace": "llm-d-qwen3-0-6b-rke2"}},
+        # the seed's gateway-defaults ConfigMap: read by nothing, removed where an earlier version made it
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
+            "name": "gateway-defaults-qwen3-0-6b-rke2", "namespace": "llm-d-qwen3-0-6b-rke2"}}]
+    assert out["endpoint"] == "http://llmd-gateway-qwen3-0-6b-rke2.llm-d-qwen3-0-6b-rke2.svc.cluster.local"
+    assert rec["routing_kind"] == "httproute" and rec["names"]["embeddings_service"] == "ms-qwen3-0-6b-rke2-embeddings"
+    labels = {"app.kubernetes.io/managed-by": "ai_platform.serving", "ai-platform.serving/slug": "qwen3-0-6b-rke2"}
+    assert route["metadata"]["labels"] == out["objects"][0]["metadata"]["labels"] == labels
+    assert out["objects"][0]["spec"]["externalName"] == (
+        "infra-qwen3-0-6b-rke2-inference-gateway-istio.llm-d-qwen3-0-6b-rke2.svc.cluster.local")
+
+
+def test_listener_binding_is_optional(recs):
+    route = spec(recs["qwen3-0-6b-rke2"], gateway_listener="default")["routing"]
+    assert route["spec"]["parentRefs"][0]["sectionName"] == "default"
+
+
+def test_embedder_gets_a_clusterip_service_on_8200_to_its_decode_pods(recs):
+    rec = recs["all-minilm-l6-v2-rke2"]
+    out = spec(rec)
+    svc = out["routing"]
+    assert (svc["kind"], svc["metadata"]["name"], svc["spec"]["type"]) == (
+        "Service", "ms-all-minilm-l6-v2-rke2-embeddings", "ClusterIP")
+    assert svc["spec"]["ports"] == [{"name": "http", "port": 8200, "targetPort": 8200, "protocol": "TCP"}]
+    # upstream fullname: the release does not contain the chart name, so it is suffixed
+    assert svc["spec"]["selector"] == {"llm-d.ai/inferenceServing": "true", "llm-d.ai/role": "decode",
+                                       "llm-d.ai/model": "all-minilm-l6-v2-rke2"}
+    assert out["stale"][0]["kind"] == "HTTPRoute" and out["stale"][0]["metadata"]["name"] == "llm-d-all-minilm-l6-v2-rke2"
+    assert out["endpoint"] == "http://ms-all-minilm-l6-v2-rke2-embeddings.llm-d-all-minilm-l6-v2-rke2.svc.cluster.local:8200"
+    assert spec(rec, cluster_domain="c.example", embeddings_port="9000")["endpoint"].endswith(".svc.c.example:9000")
+
+
+def test_model_pod_labels_follow_upstream_defaults():
+    assert sv.model_pod_labels({}) == {"llm-d.ai/inferenceServing": "true", "llm-d.ai/model": "random_model",
+                                       "llm-d.ai/role": "decode"}
+    assert sv.model_pod_labels({"modelArtifacts": {"labels": {"a": "b"}}}, "prefill") == {
+        "a": "b", "llm-d.ai/role": "prefill"}
+
+
+def test_a_pool_selecting_no_pod_is_a_problem(recs):
+    rec = recs["qwen3-0-6b-rke2"]
+    ms = values(rec, "ms")
+    del ms["modelArtifacts"]["labels"]
+    problems = sv.stack_spec(rec, values(rec, "gaie"), ms, {})["problems"]
+    assert problems == ["Qwen3-0.6B-rke2: gaie values inferencePool.modelServers.matchLabels "
+                        "llm-d.ai/inferenceServing=true, llm-d.ai/model=qwen3-0-6b-rke2 select no decode pod "
+                        "(ms values modelArtifacts.labels give llm-d.ai/inferenceServing=true, "
+                        "llm-d.ai/model=random_model, llm-d.ai/role=decode). Fix: make modelArtifacts.labels in "
+                        "ms-qwen3-0-6b-rke2/values.yaml carry llm-d.ai/model=qwen3-0-6b-rke2."]
+
+
+def test_gateway_objects(recs):
+    rec = recs["qwen3-0-6b-rke2"]
+    (service,) = spec(rec)["objects"]
+    assert service["metadata"]["name"] == "llmd-gateway-qwen3-0-6b-rke2"
+    assert service["spec"] == {"type": "ExternalName", "externalName":
+                               "infra-qwen3-0-6b-rke2-inference-gateway-istio.llm-d-qwen3-0-6b-rke2.svc.cluster.local"}
+
+
+def test_gateway_placement_goes_into_the_infra_values(recs):
+    """The post-renderer reads it from the annotation on llm-d-infra's ConfigMap (test_gateway_placement)."""
+    rec = recs["qwen3-0-6b-rke2"]
+    infra = spec(rec)["values"]["infra"]
+    placement = json.loads(infra["gateway"]["annotations"][sv.GATEWAY_PLACEMENT_ANNOTATION])
+    assert placement["affinity"] == rec["affinity"]
+    assert placement["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+        "nodeSelectorTerms"] == [{"matchExpressions": [{"key": "workload", "operator": "In", "values": ["gpu"]}]}]
+    assert placement["tolerations"] == [GPU]
+    # no placement, no annotation
+    bare = dict(rec, affinity=None, tolerations=[])
+    assert "annotations" not in sv.infra_values(bare)["gateway"]
+
+
+def test_infra_values_programmatic_side_owns_gateway_keys(recs):
+    rec = recs["qwen3-0-6b-rke2"]
+    site = {"gateway": {"gatewayClassName": "kgateway", "labels": {"site": "a"}}, "ingress": {"enabled": False}}
+    infra = spec(rec, infra_values=site, gateway_service_type="NodePort")["values"]["infra"]
+    assert infra["gateway"]["gatewayClassName"] == "istio"
+    assert infra["gateway"]["labels"] == {"site": "a"} and infra["ingress"] == {"enabled": False}
+    assert infra["gateway"]["fullnameOverride"] == rec["names"]["gateway"]
+    assert infra["gateway"]["service"] == {"type": "NodePort"}
+    assert infra["gateway"]["destinationRule"] == {
+        "enabled": True, "host": "gaie-qwen3-0-6b-rke2-epp.llm-d-qwen3-0-6b-rke2.svc.cluster.local",
+        "trafficPolicy": {"tls": {"mode": "SIMPLE", "insecureSkipVerify": True}}}
+
+
+def test_gaie_values_keep_the_file_and_add_the_provider(recs):
+    rec = recs["qwen3-0-6b-rke2"]
+    pool = {"http": {"http2MaxRequests": 10}}
+    gaie = spec(rec, connection_pool=pool)["values"]["gaie"]
+    assert gaie["inferencePool"] == values(rec, "gaie")["inferencePool"]
+    assert gaie["provider"] == {"name": "istio", "istio": {"destinationRule": {
+        "host": "gaie-qwen3-0-6b-rke2-epp.llm-d-qwen3-0-6b-rke2.svc.cluster.local",
+        "trafficPolicy": {"connectionPool": pool}}}}
+    assert spec(rec, gaie_provider="none")["values"]["gaie"]["provider"] == {"name": "none"}
+
+
+def test_modelservice_values_of_a_pulled_model(recs):
+    rec = recs["all-minilm-l6-v2-rke2"]
+    ms = spec(rec)["values"]["modelservice"]
+    assert ms["modelArtifacts"]["uri"] == "pvc+hf://all-minilm-l6-v2-rke2-model/hub/sentence-transformers/all-MiniLM-L6-v2"
+    decode = ms["decode"]
+    assert decode["extraConfig"]["affinity"] == rec["affinity"]
+    assert decode["extraConfig"]["imagePullSecrets"] == [{"name": "harbor-creds"}]
+    assert decode["tolerations"] == [GPU]
+    assert {"name": "HF_HUB_OFFLINE", "value": "1"} in decode["containers"][0]["env"]
+    # what makes the pvc+hf URI work on the real chart
+    assert decode["containers"][0]["mountModelVolume"] is True
+    assert ms["modelArtifacts"]["readOnly"] is True
+    assert "prefill" not in ms or ms["prefill"] == {"create": False}
+
+
+def test_a_model_without_a_claim_keeps_its_values():
+    """No modelSource: the server downloads (hf://), so no offline switch and no claim mount is forced."""
+    rec = records(provider="cloud", token="", embedder=False)["qwen3-0-6b-rke2"]
+    assert rec["model_artifacts_uri"] is None
+    ms = spec(rec)["values"]["modelservice"]
+    container = ms["decode"]["containers"][0]
+    assert "mountModelVolume" not in container and "HF_HUB_OFFLINE" not in str(container.get("env"))
+    assert ms["modelArtifacts"]["uri"] == "hf://Qwen/Qwen3-0.6B"
+
+
+def _problems(rec, change):
+    ms = values(rec, "ms")
+    change(ms)
+    return sv.stack_spec(rec, values(rec, "gaie"), ms, {})["problems"]
+
+
+@pytest.mark.parametrize("change, key, fix", [
+    (lambda v: v["decode"]["containers"][0].update(mountModelVolume=False),
+     "decode.containers[0] (infinity).mountModelVolume is false", "Fix: remove the key"),
+    (lambda v: v["modelArtifacts"].update(readOnly=False), "modelArtifacts.readOnly is false", "Fix: remove the key"),
+    (lambda v: v["decode"]["containers"][0].pop("name"), "decode.containers[0] has no name", "Fix: give it a name"),
+    (lambda v: v["decode"]["containers"][0].pop("command"),
+     "decode.containers[0] (infinity) has modelCommand custom (the chart's default) but no command", "Fix: set command"),
+    (lambda v: v["decode"]["containers"][0].update(modelCommand="vllm"),
+     "decode.containers[0] (infinity).modelCommand is 'vllm'", "Fix: use one of them"),
+    (lambda v: v["decode"].update(initContainers=[{"image": "x"}]),
+     "decode.initContainers[0] has no name", "Fix: give it a name"),
+])
+def test_values_that_contradict_the_plan_are_problems(recs, change, key, fix):
+    rec = recs["all-minilm-l6-v2-rke2"]
+    problems = _problems(rec, change)
+    assert len(problems) == 1, problems
+    assert problems[0].startswith("all-MiniLM-L6-v2-rke2: %s: %s" % (rec["values_files"]["ms"], key)), problems
+    assert fix in problems[0]
+
+
+def test_the_shipped_values_have_no_problems(recs):
+    for rec in recs.values():
+        assert spec(rec)["problems"] == [], rec["slug"]
+
+
+def test_init_containers_get_the_offline_switch(recs):
+    rec = recs["all-minilm-l6-v2-rke2"]
+    ms = values(rec, "ms")
+    ms["decode"]["initContainers"] = [{"name": "warm", "image": HARBOR + "/images-infra/library/busybox:1.35.0"}]
+    out = sv.stack_spec(rec, values(rec, "gaie"), ms, {})["values"]["modelservice"]
+    assert out["decode"]["initContainers"] == [{"name": "warm", "image": HARBOR + "/images-infra/library/busybox:1.35.0",
+                                               "env": [{"name": "HF_HUB_OFFLINE", "value": "1"}]}]
+
+
+def test_no_token_no_pull_secret():
+    rec = records(provider="cloud", token="", embedder=False)["qwen3-0-6b-rke2"]
+    ms = spec(rec)["values"]["modelservice"]
+    assert "imagePullSecrets" not in ms["decode"].get("extraConfig", {})
+
+
+def test_on_prem_images_must_come_from_harbor(recs):
+    rec = recs["qwen3-0-6b-rke2"]
+    assert spec(rec, air_gapped=True, registry_host=HARBOR)["problems"] == []
+    cloud_like = dict(values(rec, "ms"))
+    cloud_like["decode"] = {"containers": [{"name": "vllm", "image": "ghcr.io/llm-d/llm-d-cuda:v0.3.0",
+                                            "modelCommand": "vllmServe"}]}
+    problems = sv.stack_spec(rec, values(rec, "gaie"), cloud_like, {"air_gapped": True, "registry_host": HARBOR})["problems"]
+    assert len(problems) == 1
+    assert "Qwen3-0.6B-rke2: modelservice values decode.containers[0].image = ghcr.io/llm-d/llm-d-cuda:v0.3.0" in problems[0]
+    assert "Fix:" in problems[0]
+    # not air-gapped: no check
+    assert sv.stack_spec(rec, values(rec, "gaie"), cloud_like, {})["problems"] == []
+
+
+def test_node_mirrored_registries_are_accepted(recs):
+    rec = recs["qwen3-0-6b-rke2"]
+    gaie = {"inferenceExtension": {"image": {"hub": "registry.k8s.io/gateway-api-inference-extension",
+                                             "name": "epp", "tag": "v1.2.0"}}}
+    cfg = {"air_gapped": True, "registry_host": HARBOR}
+    assert len(sv.stack_spec(rec, gaie, values(rec, "ms"), cfg)["problems"]) == 1
+    cfg["mirrored_registries"] = ["registry.k8s.io"]
+    assert sv.stack_spec(rec, gaie, values(rec, "ms"), cfg)["problems"] == []
+
+
+def test_unpinned_routing_proxy_is_an_air_gap_problem(recs):
+    rec = recs["qwen3-0-6b-rke2"]
+    ms = values(rec, "ms")
+    ms["routing"] = {"servicePort": 8000}
+    problems = sv.stack_spec(rec, values(rec, "gaie"), ms, {"air_gapped": True, "registry_host": HARBOR})["problems"]
+    assert len(problems) == 1 and "routing.proxy.image is unset" in problems[0]
+    ms["routing"]["proxy"] = {"enabled": False}
+    assert sv.stack_spec(rec, values(rec, "gaie"), ms, {"air_gapped": True, "registry_host": HARBOR})["problems"] == []
+
+
+def test_pull_secret_content():
+    secret = pull_secret.pull_secret("harbor-creds", "ns", HARBOR, "robot$u", "s3cret")
+    assert secret["type"] == "kubernetes.io/dockerconfigjson"
+    config = json.loads(base64.b64decode(secret["data"][".dockerconfigjson"]))
+    entry = config["auths"][HARBOR]
+    assert (entry["username"], entry["password"]) == ("robot$u", "s3cret")
+    assert base64.b64decode(entry["auth"]).decode() == "robot$u:s3cret"
+
+
+def test_filters(recs):
+    rec = recs["all-minilm-l6-v2-rke2"]
+    assert sorted(flt.FilterModule().filters()) == [
+        "harbor_pull_secret", "helm_failure", "stack_spec", "stamp_served_digests", "unpulled_models"]
+    secret = flt.harbor_pull_secret(rec, HARBOR, "u", "p")
+    assert secret["metadata"] == {"name": "harbor-creds", "namespace": "llm-d-all-minilm-l6-v2-rke2",
+                                  "labels": {"app.kubernetes.io/managed-by": "ai_platform.serving"}}
+    with pytest.raises(AnsibleFilterError, match="no pull secret"):
+        flt.harbor_pull_secret(records(provider="cloud", token="", embedder=False)["qwen3-0-6b-rke2"], HARBOR, "u", "")
+    with pytest.raises(AnsibleFilterError, match="must be a mapping"):
+        flt.stack_spec(rec, ["not", "a", "dict"])
+    with pytest.raises(AnsibleFilterError, match="model_plan record"):
+        flt.stack_spec({"name": "x"})
+    pulled = {"item": rec, "resources": [{"metadata": {"annotations": {sv.PULLED_DIGEST_ANNOTATION: "sha256:1"}}}]}
+    empty = {"item": rec, "resources": [{"metadata": {}}]}
+    missing = {"item": rec, "resources": []}
+    assert flt.unpulled_models([pulled, empty, missing]) == ["all-MiniLM-L6-v2-rke2"] * 2
+    line = flt.helm_failure({"item": rec, "msg": "x", "stderr": "Error: timed out waiting\n"}, "gaie",
+                            {"ref": "oci://r/inferencepool", "version": "v1.2.0"})
+    assert line == ("all-MiniLM-L6-v2-rke2: chart gaie (oci://r/inferencepool v1.2.0) failed in namespace "
+                    "llm-d-all-minilm-l6-v2-rke2: Error: timed out waiting")
+    # an OCI chart: helm's progress lines before the error are left out
+    pulled_first = {"item": rec, "stderr": "Pulled: r/inferencepool:v1.2.0\nDigest: sha256:b4\nError: execution error"}
+    assert flt.helm_failure(pulled_first, "gaie", {"ref": "oci://r/inferencepool", "version": "v1.2.0"}).endswith(
+        "llm-d-all-minilm-l6-v2-rke2: Error: execution error")
+
+
+DIGEST_V1 = "sha256:" + "1" * 64
+DIGEST_V2 = "sha256:" + "2" * 64
+
+
+def claim_result(record, digest):
+    annotations = {sv.PULLED_DIGEST_ANNOTATION: digest} if digest else {}
+    return {"item": record, "resources": [{"metadata": {"annotations": annotations}}]}
+
+
+def test_the_served_digest_goes_on_the_pod_templates_so_a_new_pull_rolls_them(recs):
+    slug = "all-minilm-l6-v2-rke2"
+    specs = {slug: spec(recs[slug])}
+    specs[slug]["values"]["modelservice"]["decode"]["podAnnotations"] = {"team": "search"}
+    from_claim = flt.stamp_served_digests(specs, {}, [claim_result(recs[slug], DIGEST_V1)])
+    decode = from_claim[slug]["values"]["modelservice"]["decode"]
+    assert decode["podAnnotations"] == {"team": "search", "ai-platform.serving/served-digest": DIGEST_V1}
+    assert "podAnnotations" not in specs[slug]["values"]["modelservice"].get("prefill", {}) or \
+        specs[slug]["values"]["modelservice"]["prefill"].get("create") is False
+    # model_storage's result in this play wins over the (older) annotation: the new pull rolls the pods
+    pulled = flt.stamp_served_digests(specs, {slug: {"digest": DIGEST_V2}}, [claim_result(recs[slug], DIGEST_V1)])
+    assert pulled[slug]["values"]["modelservice"]["decode"]["podAnnotations"][sv.SERVED_DIGEST_ANNOTATION] == DIGEST_V2
+    # no known digest: the values stay as they are; the input is never changed in place
+    assert flt.stamp_served_digests(specs, {}, [claim_result(recs[slug], None)]) == specs
+    assert specs[slug]["values"]["modelservice"]["decode"]["podAnnotations"] == {"team": "search"}
+    with pytest.raises(AnsibleFilterError):
+        flt.stamp_served_digests([], {}, [])

@@ -1,0 +1,139 @@
+"""The values policy: every rule, the allow-list, and the repo's own models pass it."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ansible_collections.ai_platform.serving.plugins.module_utils import plan
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values as sv
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values_policy as vp
+
+REPO = Path(__file__).resolve().parents[5]
+RECORD = {"name": "Qwen3-0.6B", "slug": "qwen3-0-6b", "model_artifacts_uri": None,
+          "values_files": {"gaie": "models/generative/Qwen3-0.6B/gaie-qwen3-0-6b/values.yaml",
+                           "ms": "models/generative/Qwen3-0.6B/ms-qwen3-0-6b/values.yaml"},
+          "storage": {"mode": "none"}}
+CLAIMED = dict(RECORD, model_artifacts_uri="pvc+hf://qwen3-0-6b-model/hub/Qwen/Qwen3-0.6B",
+               storage={"mode": "harbor", "pvc": "qwen3-0-6b-model"})
+MS = "models/generative/Qwen3-0.6B/ms-qwen3-0-6b/values.yaml"
+GAIE = "models/generative/Qwen3-0.6B/gaie-qwen3-0-6b/values.yaml"
+
+
+def container(**security):
+    return {"decode": {"containers": [{"name": "vllm", "securityContext": security}]}}
+
+
+# (id, chart, values, rule, key)
+CASES = [
+    ("privileged", "ms", container(privileged=True), "privileged", "decode.containers[0].securityContext.privileged"),
+    ("escalation", "ms", container(allowPrivilegeEscalation=True), "privilege-escalation",
+     "decode.containers[0].securityContext.allowPrivilegeEscalation"),
+    ("host-network", "ms", {"decode": {"extraConfig": {"hostNetwork": True}}}, "host-namespaces",
+     "decode.extraConfig.hostNetwork"),
+    ("host-pid", "ms", {"prefill": {"extraConfig": {"hostPID": True}}}, "host-namespaces", "prefill.extraConfig.hostPID"),
+    ("host-ipc", "gaie", {"inferenceExtension": {"hostIPC": True}}, "host-namespaces", "inferenceExtension.hostIPC"),
+    ("host-port", "ms", {"decode": {"containers": [{"name": "vllm", "ports": [{"containerPort": 8200,
+                                                                              "hostPort": 8200}]}]}},
+     "host-ports", "decode.containers[0].ports[0].hostPort"),
+    ("host-path", "ms", {"decode": {"volumes": [{"name": "dev", "hostPath": {"path": "/dev"}}]}}, "host-path",
+     "decode.volumes[0].hostPath"),
+    ("host-path-gaie", "gaie", {"inferenceExtension": {"volumes": [{"name": "x", "hostPath": {"path": "/"}}]}},
+     "host-path", "inferenceExtension.volumes[0].hostPath"),
+    ("capabilities", "ms", container(capabilities={"add": ["SYS_ADMIN"]}), "added-capabilities",
+     "decode.containers[0].securityContext.capabilities.add"),
+    ("read-only-false", "ms", {"modelArtifacts": {"uri": "pvc://shared/qwen", "readOnly": False}},
+     "writable-model-mount", "modelArtifacts.readOnly"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_every_rule_names_model_file_key_and_fix(case):
+    chart, values, rule, key = case[1:]
+    files = {chart: values}
+    problems = vp.policy_problems(RECORD, files)
+    assert len(problems) == 1, problems
+    message = problems[0]
+    where = GAIE if chart == "gaie" else MS
+    assert message.startswith("Qwen3-0.6B: %s: %s = " % (where, key)), message
+    assert "(%s: " % rule in message and "Fix: remove it" in message
+    assert "{model: qwen3-0-6b, rule: %s, key: %s, reason: <why>}" % (rule, key) in message
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_allow_list_excuses_exactly_the_named_key(case):
+    chart, values, rule, key = case[1:]
+    allow = [{"model": "qwen3-0-6b", "rule": rule, "key": key, "reason": "site exception"}]
+    assert vp.policy_problems(RECORD, {chart: values}, {"values_policy_allow": allow}) == []
+    other_key = [dict(allow[0], key=key + ".other")]
+    assert len(vp.policy_problems(RECORD, {chart: values}, {"values_policy_allow": other_key})) == 1
+    other_model = [dict(allow[0], model="another-model")]
+    assert len(vp.policy_problems(RECORD, {chart: values}, {"values_policy_allow": other_model})) == 1
+    every = [{"model": "*", "rule": rule, "reason": "lab"}]
+    assert vp.policy_problems(RECORD, {chart: values}, {"values_policy_allow": every}) == []
+
+
+def test_safe_values_pass():
+    safe = {"decode": {"containers": [{"name": "vllm", "securityContext": {
+        "privileged": False, "allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"], "add": []}},
+        "ports": [{"containerPort": 8200, "hostPort": 0}]}],
+        "extraConfig": {"hostNetwork": False}},
+        "modelArtifacts": {"readOnly": True}}
+    assert vp.policy_problems(RECORD, {"ms": safe, "gaie": {}}) == []
+
+
+def test_site_infra_values_are_checked_too():
+    problems = vp.policy_problems(RECORD, {}, {"infra_values": {"gateway": {"hostNetwork": True}}})
+    assert problems and problems[0].startswith("Qwen3-0.6B: serving_stack_infra_values: gateway.hostNetwork = True")
+
+
+def test_writable_claim_volume_of_the_model():
+    values = {"decode": {"volumes": [{"name": "w", "persistentVolumeClaim": {"claimName": "qwen3-0-6b-model"}}]}}
+    problems = vp.policy_problems(CLAIMED, {"ms": values})
+    assert len(problems) == 1 and "writable-model-mount" in problems[0]
+    values["decode"]["volumes"][0]["persistentVolumeClaim"]["readOnly"] = True
+    assert vp.policy_problems(CLAIMED, {"ms": values}) == []
+
+
+def test_claim_served_read_only_false_is_reported_once_by_stack_values():
+    values = {"modelArtifacts": {"readOnly": False}}
+    assert vp.policy_problems(CLAIMED, {"ms": values}) == []
+    assert len(sv.modelservice_problems(CLAIMED, values)) == 1
+
+
+@pytest.mark.parametrize("allow, expected", [
+    ("nope", "must be a list"),
+    (["x"], "is not a mapping"),
+    ([{"model": "m", "rule": "root", "reason": "r"}], "rule 'root' is not a policy rule"),
+    ([{"rule": "privileged", "reason": "r"}], "has no model"),
+    ([{"model": "m", "rule": "privileged"}], "has no reason"),
+    ([{"model": "m", "rule": "privileged", "reason": "r", "keys": "a"}], "unknown fields ['keys']"),
+])
+def test_a_bad_allow_list_is_a_problem_and_excuses_nothing(allow, expected):
+    problems = vp.policy_problems(RECORD, {"ms": container(privileged=True)}, {"values_policy_allow": allow})
+    assert any(expected in p for p in problems), problems
+    assert any("refused by the values policy" in p for p in problems)
+
+
+def test_rule_ids_are_documented_in_the_role():
+    argspec = (REPO / "roles" / "serving_stack" / "meta" / "argument_specs.yml").read_text()
+    for rule in vp.RULES:
+        assert rule in argspec
+
+
+def test_the_repos_models_pass_the_policy():
+    settings = {"cloud_provider": "on-prem", "kubeconfig": "/k", "harbor_hostname": "harbor.harbor.svc.cluster.local",
+                "harbor_user": "robot$k8s-puller", "harbor_token": "t", "models_dir": str(REPO / "models")}
+    checked = 0
+    for category in ("generative", "embedder"):
+        for folder in sorted((REPO / "models" / category).iterdir()):
+            slugs = [p.name[len("ms-"):] for p in folder.iterdir() if p.name.startswith("ms-")]
+            if not slugs:
+                continue
+            record = {"name": folder.name, "slug": slugs[0], "model_artifacts_uri": None, "storage": {}}
+            files = dict((chart, yaml.safe_load((folder / ("%s-%s" % (chart, slugs[0])) / "values.yaml").read_text()))
+                         for chart in ("gaie", "ms"))
+            assert vp.policy_problems(record, files, settings) == [], folder
+            checked += 1
+    assert checked > 0
+    assert plan.CATEGORIES == ("generative", "embedder")

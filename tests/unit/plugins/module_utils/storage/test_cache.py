@@ -1,0 +1,202 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Model cache directories: the allowed-root rules, PV references, orphans, and removal on a real tmp tree."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+
+import pytest
+
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import cache as mc
+
+ROOT = "/var/lib/hostpath/models"
+
+
+@pytest.mark.parametrize("path", [
+    ROOT + "/qwen3", ROOT + "/qwen3/", ROOT + "/a/b",
+])
+def test_paths_below_the_root_are_allowed(path):
+    assert mc.path_problem(path, ROOT) is None
+    assert mc.path_problem(path, ROOT + "/") is None
+
+
+@pytest.mark.parametrize("path, why", [
+    (ROOT, "the allowed root itself"),
+    (ROOT + "/", "the allowed root itself"),
+    ("/var/lib/hostpath", "outside the allowed root"),
+    ("/var/lib/hostpath/models-other/x", "outside the allowed root"),
+    ("/etc", "outside the allowed root"),
+    ("/", "outside the allowed root"),
+    (ROOT + "/../../../etc", "not normalised"),
+    (ROOT + "/x/../..", "not normalised"),
+    (ROOT + "/..", "not normalised"),
+    (ROOT + "/./x", "not normalised"),
+    (ROOT + "//x", "not normalised"),
+    ("var/lib/hostpath/models/x", "not absolute"),
+    ("", "not a path"),
+    (None, "not a path"),
+])
+def test_paths_outside_or_tricky_are_refused(path, why):
+    problem = mc.path_problem(path, ROOT)
+    assert problem and why in problem
+
+
+@pytest.mark.parametrize("root", ["/", "", "relative/root", "/var/../etc", "//"])
+def test_bad_roots_are_refused(root):
+    assert mc.root_problem(root)
+    with pytest.raises(mc.CacheDirError):
+        mc.path_problem(ROOT + "/x", root)
+
+
+def test_symlinks_are_refused_by_the_resolved_rule():
+    links = {ROOT + "/evil": "/etc"}
+
+    def realpath(path):
+        for link, target in links.items():
+            if path == link or path.startswith(link + "/"):
+                return target + path[len(link):]
+        return path
+
+    def islink(path):
+        return path in links
+
+    assert "symlink" in mc.resolved_problem(ROOT + "/evil", ROOT, realpath, islink)
+    assert "outside the allowed root" in mc.resolved_problem(ROOT + "/evil/sub", ROOT, realpath, islink)
+    assert mc.resolved_problem(ROOT + "/good", ROOT, realpath, islink) is None
+
+
+def test_a_symlinked_root_is_followed_consistently():
+    def realpath(path):
+        return path.replace("/var/lib/hostpath", "/data/hostpath", 1)
+    assert mc.resolved_problem(ROOT + "/qwen3", ROOT, realpath, lambda p: False) is None
+
+
+def pv(name, path, nodes=None, kind="hostPath", phase="Bound"):
+    spec = {kind: {"path": path}}
+    if nodes is not None:
+        spec["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+            {"key": "kubernetes.io/hostname", "operator": "In", "values": nodes}]}]}}
+    return {"metadata": {"name": name}, "spec": spec, "status": {"phase": phase}}
+
+
+def claim(slug, namespace=None):
+    return {"metadata": {"name": slug + "-model", "namespace": namespace or "llm-d-" + slug,
+                         "labels": {"ai-platform.serving/slug": slug}}}
+
+
+def test_pv_paths_and_nodes():
+    assert mc.pv_path(pv("a", ROOT + "/a/")) == ROOT + "/a"
+    assert mc.pv_path(pv("a", ROOT + "/a", kind="local")) == ROOT + "/a"
+    assert mc.pv_path({"spec": {"nfs": {"path": "/x"}}}) is None
+    assert mc.pv_nodes(pv("a", "/x", ["n1", "n2"])) == ["n1", "n2"]
+    assert mc.pv_nodes(pv("a", "/x")) is None
+    other = {"spec": {"nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+        {"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["z"]}]}]}}}}
+    assert mc.pv_nodes(other) is None
+
+
+def test_references_count_pvs_of_this_node_or_of_any_node():
+    refs = mc.references([pv("a", ROOT + "/a", ["n1"]), pv("b", ROOT + "/b", ["n2"]), pv("c", ROOT + "/c")],
+                         [claim("d")], node="n1")
+    assert sorted(refs["paths"]) == [ROOT + "/a", ROOT + "/c"]
+    assert "PV a (Bound)" in refs["paths"][ROOT + "/a"]
+    assert list(refs["slugs"]) == ["d"]
+    everywhere = mc.references([pv("b", ROOT + "/b", ["n2"])], [], node=None)
+    assert list(everywhere["paths"]) == [ROOT + "/b"]
+
+
+@pytest.mark.parametrize("ref, kept", [
+    (ROOT + "/a", True),           # the directory itself
+    (ROOT + "/a/hub", True),       # a PV on a sub-path
+    (ROOT, True),                  # a PV on the whole root
+    (ROOT + "/ab", False),         # a sibling with a common prefix
+    ("/elsewhere/a", False),
+])
+def test_keep_reason_on_overlap_only(ref, kept):
+    refs = mc.references([pv("x", ref)], [])
+    assert bool(mc.keep_reason(ROOT + "/a", refs)) is kept
+
+
+def test_classify():
+    refs = mc.references([pv("a-model-pv", ROOT + "/a")], [claim("b")])
+    entries = [dict(path=ROOT + "/a", kind="directory"), dict(path=ROOT + "/b", kind="directory"),
+               dict(path=ROOT + "/c", kind="directory"), dict(path=ROOT + "/l", kind="symlink")]
+    got = dict((e["path"].rsplit("/", 1)[1], e["status"]) for e in (mc.classify(x, refs) for x in entries))
+    assert got == {"a": "referenced", "b": "claimed", "c": "orphan", "l": "skipped"}
+
+
+def test_claim_fate_follows_the_reclaim_policy():
+    pvc = {"metadata": {"name": "m-model", "namespace": "llm-d-m"}, "spec": {"volumeName": "pvc-123"}}
+    volume = {"spec": {"persistentVolumeReclaimPolicy": "Delete", "storageClassName": "standard",
+                       "capacity": {"storage": "10Gi"}}}
+    fate = mc.claim_fate(pvc, volume)
+    assert fate["policy"] == "Delete" and "provisioner deletes" in fate["message"]
+    volume["spec"]["persistentVolumeReclaimPolicy"] = "Retain"
+    fate = mc.claim_fate(pvc, volume)
+    assert fate["policy"] == "Retain" and "stays Released" in fate["message"] and "pvc-123" in fate["message"]
+    assert "no volume" in mc.claim_fate({"metadata": {}, "spec": {}}, None)["message"]
+    assert "gone" in mc.claim_fate(pvc, None)["message"]
+    assert mc.claim_fate(None, None)["message"].startswith("no claim")
+
+
+def test_human_bytes():
+    assert mc.human_bytes(0) == "0 B"
+    assert mc.human_bytes(1536) == "1.5 KiB"
+    assert mc.human_bytes(88 * 1024 * 1024) == "88.0 MiB"
+
+
+def _model_dir(root, slug, digest="sha256:" + "a" * 64, size=1000):
+    path = root / slug
+    (path / "hub" / "models--o--n" / "snapshots" / "r").mkdir(parents=True)
+    (path / "hub" / "models--o--n" / "snapshots" / "r" / "model.bin").write_bytes(b"x" * size)
+    (path / ".pulled").write_text("digest=%s\nreference=h/p/n:v1\nsize=%d\nfiles=1\npulled_at=2026-01-02T03:04:05Z\n"
+                                  % (digest, size))
+    return path
+
+
+def test_scan_describes_dirs_markers_and_symlinks(tmp_path):
+    root = tmp_path / "models"
+    root.mkdir()
+    _model_dir(root, "alpha", size=4096)
+    (root / "empty").mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "precious").write_text("keep me")
+    os.symlink(str(outside), str(root / "link"))
+    entries = dict((e["slug"], e) for e in mc.scan(str(root)))
+    alpha = entries["alpha"]
+    assert alpha["kind"] == "directory" and alpha["bytes"] == 4096 + len((root / "alpha" / ".pulled").read_text())
+    assert alpha["digest"] == "sha256:" + "a" * 64 and alpha["pulled_at"] == "2026-01-02T03:04:05Z"
+    assert alpha["files"] == 2 and alpha["marker"] is True and alpha["pulling"] is False
+    assert entries["empty"]["bytes"] == 0 and entries["empty"]["digest"] is None
+    assert entries["link"]["kind"] == "symlink" and entries["link"]["target"] == str(outside)
+    assert mc.scan(str(tmp_path / "absent")) == []
+
+
+def test_remove_only_inside_the_root_and_never_through_a_symlink(tmp_path):
+    root = tmp_path / "models"
+    root.mkdir()
+    target = _model_dir(root, "alpha")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "precious").write_text("keep me")
+    os.symlink(str(outside), str(root / "link"))
+    os.symlink(str(outside), str(target / "hub" / "escape"))
+    with pytest.raises(mc.CacheDirError, match="symlink"):
+        mc.remove(str(root / "link"), str(root))
+    with pytest.raises(mc.CacheDirError, match="outside"):
+        mc.remove(str(outside), str(root))
+    with pytest.raises(mc.CacheDirError, match="not normalised"):
+        mc.remove(str(root / "alpha" / ".." / ".." / "outside"), str(root))
+    with pytest.raises(mc.CacheDirError, match="allowed root itself"):
+        mc.remove(str(root), str(root))
+    with pytest.raises(mc.CacheDirError, match="outside the allowed root"):
+        mc.remove(str(root / "link" / "sub"), str(root))
+    mc.remove(str(target), str(root))
+    assert not target.exists()
+    assert (outside / "precious").read_text() == "keep me"   # the symlink inside was not followed
+    assert os.path.islink(str(root / "link"))

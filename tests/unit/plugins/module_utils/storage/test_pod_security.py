@@ -1,0 +1,162 @@
+"""Pod Security: the pull Job and the clear Job pass "restricted"; labels; resource limits."""
+
+import pytest
+
+from ansible_collections.ai_platform.serving.tests.support.plan_cases import case_settings
+
+from ansible_collections.ai_platform.serving.plugins.filter import pod_security as flt
+from ansible_collections.ai_platform.serving.plugins.module_utils import plan
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pod_security as ps
+
+DIGEST = "sha256:" + "a" * 64
+SOURCE = {"harborRef": "harbor.harbor.svc.cluster.local/ai-models/e:v1", "modelUri": "hub/org/e",
+          "storageSize": "1Gi", "hostpathNode": "node-1"}
+
+
+@pytest.fixture
+def record(tmp_path):
+    case = {"folders": {"embedder/E": ["gaie-e", "ms-e"]},
+            "settings": {"gpu_toleration": {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}},
+            "models": {"embedder": [{"name": "E", "enabled": True, "modelSource": SOURCE}]}}
+    records, problems = plan.build_plan(case_settings(tmp_path, case))
+    assert records, [str(p) for p in problems]
+    return records[0]
+
+
+def test_pull_job_passes_restricted(record):
+    job = pull_job.job_manifest(record, DIGEST, expected_size=10)
+    pod = job["spec"]["template"]["spec"]
+    assert ps.restricted_problems(pod) == []
+    assert pod["securityContext"]["runAsUser"] == 65532 and pod["securityContext"]["fsGroup"] == 65532
+    container = pod["containers"][0]
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    assert container["securityContext"]["capabilities"] == {"drop": ["ALL"]}
+    limits = container["resources"]["limits"]
+    assert limits["cpu"] and limits["ephemeral-storage"] and limits["memory"]
+    assert job["spec"]["activeDeadlineSeconds"] == pull_job.DEFAULT_DEADLINE_SECONDS
+    env = dict((e["name"], e["value"]) for e in container["env"])
+    assert env["DOCKER_CONFIG"] == "/etc/aips/registry" and env["HOME"] == "/tmp" and env["TMPDIR"] == "/tmp"
+    assert env["AIPS_REGISTRY_CONFIG"] == "/etc/aips/registry/config.json"
+    mounts = dict((m["mountPath"], m["name"]) for m in container["volumeMounts"])
+    assert mounts["/tmp"] == "scratch" and not any(path.startswith("/root") for path in mounts)
+    volumes = dict((v["name"], v) for v in pod["volumes"])
+    assert volumes["scratch"] == {"name": "scratch", "emptyDir": {"sizeLimit": "64Mi"}}
+
+
+def test_pull_job_uid_and_deadline_are_options(record):
+    job = pull_job.job_manifest(record, DIGEST, uid=1000, active_deadline_seconds=60)
+    assert job["spec"]["activeDeadlineSeconds"] == 60
+    ctx = job["spec"]["template"]["spec"]["securityContext"]
+    assert (ctx["runAsUser"], ctx["runAsGroup"], ctx["fsGroup"]) == (1000, 1000, 1000)
+    with pytest.raises(ValueError, match="root is refused"):
+        pull_job.job_manifest(record, DIGEST, uid=0)
+
+
+def test_the_script_reads_the_registry_config_off_root():
+    assert "--registry-config \"$AIPS_REGISTRY_CONFIG\"" in pull_job.PULL_SCRIPT
+    assert "/root" not in pull_job.PULL_SCRIPT
+
+
+def test_clear_job_passes_restricted_and_keeps_placement(record):
+    job = flt.model_clear_job(record)
+    assert job["metadata"]["name"] == "e-model-clear" and job["metadata"]["namespace"] == "llm-d-e"
+    pod = job["spec"]["template"]["spec"]
+    assert ps.restricted_problems(pod) == []
+    assert pod["affinity"] == record["storage"]["job_affinity"]
+    assert pod["tolerations"] == record["tolerations"]
+    assert pod["volumes"] == [{"name": "model-cache", "persistentVolumeClaim": {"claimName": "e-model"}}]
+    assert job["spec"]["activeDeadlineSeconds"] == 600
+    assert pod["containers"][0]["resources"]["limits"]["ephemeral-storage"]
+
+
+@pytest.mark.parametrize("change, expected", [
+    (lambda p: p.update(hostNetwork=True), "hostNetwork is true"),
+    (lambda p: p["volumes"].append({"name": "h", "hostPath": {"path": "/"}}), "volume h is of type hostPath"),
+    (lambda p: p["securityContext"].pop("runAsNonRoot") and p["containers"][0]["securityContext"].pop(
+        "runAsNonRoot"), "does not set runAsNonRoot"),
+    (lambda p: p["securityContext"].pop("seccompProfile") and p["containers"][0]["securityContext"].pop(
+        "seccompProfile"), "seccomp"),
+    (lambda p: p["containers"][0]["securityContext"].update(allowPrivilegeEscalation=True),
+     "allowPrivilegeEscalation"),
+    (lambda p: p["containers"][0]["securityContext"].update(capabilities={"drop": ["NET_RAW"]}), "drop ALL"),
+    (lambda p: p["containers"][0]["securityContext"].update(capabilities={"drop": ["ALL"], "add": ["SYS_ADMIN"]}),
+     "adds capabilities"),
+    (lambda p: p["containers"][0]["securityContext"].update(privileged=True), "is privileged"),
+    (lambda p: p["securityContext"].update(runAsUser=0), "uid 0"),
+])
+def test_restricted_problems_sees_each_rule(record, change, expected):
+    pod = flt.model_clear_job(record)["spec"]["template"]["spec"]
+    change(pod)
+    assert any(expected in problem for problem in ps.restricted_problems(pod)), ps.restricted_problems(pod)
+
+
+def test_namespace_labels():
+    assert flt.pod_security_labels({"enforce": "restricted", "warn": "restricted", "enforce-version": "v1.33"}) == {
+        "pod-security.kubernetes.io/enforce": "restricted", "pod-security.kubernetes.io/warn": "restricted",
+        "pod-security.kubernetes.io/enforce-version": "v1.33"}
+    assert flt.pod_security_labels({}) == {} and flt.pod_security_labels(None) == {}
+
+
+@pytest.mark.parametrize("levels, expected", [
+    ({"enforce": "strict"}, "level 'strict'"), ({"enfore": "restricted"}, "mode 'enfore'"), ("restricted", "mapping"),
+])
+def test_bad_levels_fail(levels, expected):
+    with pytest.raises(Exception, match=expected):
+        flt.pod_security_labels(levels)
+
+
+def test_limits_are_added_and_never_below_the_request():
+    merged = ps.with_limits({"requests": {"cpu": "4", "memory": "2Gi"}}, pull_job.DEFAULT_RESOURCES)
+    assert merged["limits"]["cpu"] == "4" and merged["limits"]["memory"] == "2Gi"
+    assert merged["limits"]["ephemeral-storage"] == "256Mi" and merged["requests"]["ephemeral-storage"] == "16Mi"
+    given = ps.with_limits({"limits": {"cpu": "1"}}, pull_job.DEFAULT_RESOURCES)
+    assert given["limits"]["cpu"] == "1"
+
+
+def test_claim_users_ignores_finished_pods_and_the_collections_jobs():
+    def pod(name, phase, claim, job=None):
+        labels = {"job-name": job} if job else {}
+        return {"metadata": {"name": name, "namespace": "ns", "labels": labels}, "status": {"phase": phase},
+                "spec": {"volumes": [{"name": "m", "persistentVolumeClaim": {"claimName": claim}}]}}
+    pods = [pod("decode-1", "Running", "e-model"), pod("old", "Succeeded", "e-model"),
+            pod("other", "Running", "x-model"), pod("pull", "Running", "e-model", job="e-model-pull")]
+    assert pull_job.claim_users(pods, "e-model", skip_jobs=("e-model-pull",)) == ["ns/decode-1"]
+
+
+def claim_result(record, annotations):
+    return {"item": record, "resources": [{"metadata": {"annotations": annotations}}]}
+
+
+def test_serving_gate_wants_the_planned_artifact_not_any_pull(record):
+    from ansible_collections.ai_platform.serving.plugins.filter.claim_gate import claims_off_plan
+    planned = "harbor.harbor.svc.cluster.local/ai-models/e"
+    ok = {"ai-platform.serving/digest": DIGEST, "ai-platform.serving/reference": planned + "@" + DIGEST}
+    assert claims_off_plan([claim_result(record, ok)]) == []
+    assert claims_off_plan([claim_result(record, {})]) == []          # nothing pulled: unpulled_models says so
+    other = {"ai-platform.serving/digest": DIGEST,
+             "ai-platform.serving/reference": "harbor.harbor.svc.cluster.local/ai-models/other@" + DIGEST}
+    problems = claims_off_plan([claim_result(record, other)])
+    assert len(problems) == 1 and "E: its claim holds harbor.harbor.svc.cluster.local/ai-models/other" in problems[0]
+    pinned = dict(record, storage=dict(record["storage"], oci=dict(record["storage"]["oci"], digest="sha256:" + "b" * 64)))
+    problems = claims_off_plan([claim_result(pinned, ok)])
+    assert len(problems) == 1 and "but the plan pins sha256:bbbb" in problems[0] and "Fix: run model_storage" in problems[0]
+
+
+def test_helm_repairs_undo_only_what_blocks_an_upgrade(record):
+    from ansible_collections.ai_platform.serving.plugins.filter.claim_gate import helm_repairs
+    ns = record["namespace"]
+
+    def release(name, status, revision, namespace=ns):
+        return {"name": name, "namespace": namespace, "status": status, "revision": str(revision)}
+    listing = [release("infra-e", "deployed", 3), release("gaie-e", "pending-upgrade", 4),
+               release("ms-e", "pending-install", 1), release("ms-e", "failed", 1, namespace="elsewhere"),
+               release("unrelated", "pending-upgrade", 2)]
+    found = helm_repairs(listing, [record], "4m0s")
+    assert [(r["name"], r["action"]) for r in found] == [("gaie-e", "rollback"), ("ms-e", "uninstall")]
+    assert found[0]["args"] == ["rollback", "gaie-e", "--namespace", ns, "--wait", "--timeout", "4m0s"]
+    assert found[1]["args"][:2] == ["uninstall", "ms-e"]
+    failed_first = helm_repairs([release("ms-e", "failed", 1)], [record])
+    assert [r["action"] for r in failed_first] == ["uninstall"]
+    # a failed upgrade (revision > 1) is left to the forced upgrade
+    assert helm_repairs([release("ms-e", "failed", 2), release("infra-e", "superseded", 1)], [record]) == []

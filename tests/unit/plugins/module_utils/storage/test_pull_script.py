@@ -1,0 +1,350 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The pull Job's shell script, run by busybox sh against a stand-in ``oras`` on PATH.
+
+The stand-in copies a prepared hub tree (``pull``) and prints a prepared manifest
+(``manifest fetch``), so the script's own logic is checked here: the marker only
+after verification, the fast path on a matching marker, a fresh pull into a
+clean directory when the digest changed, exit 42 on permanent errors, exit 1 on
+transient ones. The real oras and registry are exercised on the lab
+(tests/integration/model_storage).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
+
+FAKE_ORAS = r"""#!/bin/sh
+echo "$*" >>"$FAKE_DIR/calls"
+case "$FAKE_FAIL" in
+  auth) echo "Error: failed to resolve: unauthorized: authentication required" >&2; exit 1 ;;
+  down) echo "Error: GET sha256:0401aa403b: dial tcp 10.0.0.1:443: connect: connection refused" >&2; exit 1 ;;
+esac
+if [ "$1" = pull ] && [ "$FAKE_FAIL" = full ]; then
+  echo "Error: write model.safetensors: no space left on device" >&2; exit 1
+fi
+if [ "$1" = pull ] && [ -n "$FAKE_SLOW" ]; then
+  # one file every FAKE_SLOW seconds, as a slow registry would deliver them
+  (cd "$FAKE_DIR/src" && find . -type f | sort) | while read -r f; do
+    mkdir -p "$(dirname "$f")"; cp "$FAKE_DIR/src/$f" "$f"; sleep "$FAKE_SLOW"
+  done
+fi
+if [ "$1" = pull ]; then
+  cp -R "$FAKE_DIR/src/." .
+  if [ -n "$FAKE_CORRUPT" ]; then echo corrupted >>"$FAKE_CORRUPT"; fi
+  exit 0
+fi
+if [ "$1 $2" = "manifest fetch" ]; then
+  case "$3" in
+    --format*) cat "$FAKE_DIR/layers.txt" ;;
+    *) cat "$FAKE_DIR/manifest.json" ;;
+  esac
+  exit 0
+fi
+echo "unexpected oras call: $*" >&2
+exit 3
+"""
+
+REPO = "models--sentence-transformers--all-MiniLM-L6-v2"
+COMMIT = "c9745ed1d9f207416be6d2e6f8de32d1f16199bf"
+
+
+LAYER_TYPE = "application/vnd.oci.image.layer.v1.tar"
+
+
+def _artifact(fake_dir, files, media_types=None, unpack=None):
+    """Write src/ (the files as oras would pull them), manifest.json and layers.txt; return the digest.
+
+    layers.txt is what ``oras manifest fetch --format go-template`` prints for the script's template:
+    digest, size, media type, ``unpack=<annotation>`` and the title. ``media_types`` / ``unpack`` map a
+    title to another media type or an unpack annotation.
+    """
+    src = os.path.join(fake_dir, "src")
+    shutil.rmtree(src, ignore_errors=True)
+    layers = []
+    for title, content in sorted(files.items()):
+        path = os.path.join(src, title)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as handle:
+            handle.write(content)
+        annotations = {"org.opencontainers.image.title": title}
+        if (unpack or {}).get(title):
+            annotations["io.deis.oras.content.unpack"] = unpack[title]
+        layers.append({"mediaType": (media_types or {}).get(title, LAYER_TYPE), "size": len(content),
+                       "digest": "sha256:" + hashlib.sha256(content).hexdigest(), "annotations": annotations})
+    manifest = json.dumps({"schemaVersion": 2, "layers": layers}, sort_keys=True).encode()
+    with open(os.path.join(fake_dir, "manifest.json"), "wb") as handle:
+        handle.write(manifest)
+    with open(os.path.join(fake_dir, "layers.txt"), "w") as handle:
+        for layer in layers:
+            annotations = layer["annotations"]
+            handle.write("%s %d %s unpack=%s %s\n" % (
+                layer["digest"], layer["size"], layer["mediaType"],
+                annotations.get("io.deis.oras.content.unpack", ""),
+                annotations["org.opencontainers.image.title"]))
+    return "sha256:" + hashlib.sha256(manifest).hexdigest()
+
+
+def model_files(weights=b"weights-v1"):
+    snap = "%s/snapshots/%s/" % (REPO, COMMIT)
+    config = json.dumps({"architectures": ["BertModel"], "model_type": "bert", "torch_dtype": "float32",
+                         "transformers_version": "4.8.2", "hidden_size": 384}, indent=2).encode()
+    return {
+        REPO + "/refs/main": COMMIT.encode(),
+        snap + "config.json": config,
+        snap + "1_Pooling/config.json": b'{"model_type": "pooling-not-top-level"}',
+        snap + "model.safetensors": weights,
+    }
+
+
+class Pod(object):
+    def __init__(self, tmp_path):
+        self.root = tmp_path
+        self.cache = tmp_path / "model-cache"
+        self.fake = tmp_path / "fake"
+        (self.cache / "hub").mkdir(parents=True)
+        bindir = tmp_path / "bin"
+        bindir.mkdir()
+        self.fake.mkdir()
+        oras = bindir / "oras"
+        oras.write_text(FAKE_ORAS)
+        oras.chmod(0o755)
+        self.tmpdir = tmp_path / "scratch"
+        self.tmpdir.mkdir()
+        self.path = "%s:%s" % (bindir, os.environ["PATH"])
+        self.termlog = tmp_path / "termination-log"
+
+    def run(self, digest, **fake):
+        env = {"PATH": self.path, "FAKE_DIR": str(self.fake), "FAKE_FAIL": fake.get("fail", ""),
+               "FAKE_CORRUPT": fake.get("corrupt", ""),
+               "AIPS_CACHE_DIR": str(self.cache), "AIPS_WORKING_DIR": str(self.cache / "hub"),
+               "AIPS_MARKER": str(self.cache / ".pulled"), "AIPS_DIGEST": digest,
+               "AIPS_PINNED_REFERENCE": "harbor.example/ai-models/minilm@" + digest,
+               "AIPS_EXPECTED_SIZE": "0", "AIPS_CONCURRENCY": "2", "AIPS_VERIFY": "1",
+               "AIPS_TERMINATION_LOG": str(self.termlog), "TMPDIR": str(self.tmpdir),
+               "AIPS_TEST_FREE_BYTES": fake.get("free_bytes", ""), "FAKE_SLOW": fake.get("slow", ""),
+               "AIPS_PROGRESS_SECONDS": fake.get("progress", "")}
+        if self.termlog.exists():
+            self.termlog.unlink()
+        (self.fake / "calls").write_text("")
+        return subprocess.run([shutil.which("busybox"), "sh", "-c", pull_job.PULL_SCRIPT], cwd=str(self.cache / "hub"),
+                              env=env, capture_output=True, text=True, check=False)
+
+    def marker(self):
+        path = self.cache / ".pulled"
+        return pull_job.parse_marker(path.read_text()) if path.exists() else None
+
+    def report(self):
+        return pull_job.parse_marker(self.termlog.read_text()) if self.termlog.exists() else None
+
+    def calls(self):
+        return (self.fake / "calls").read_text().splitlines()
+
+
+@pytest.fixture
+def pod(tmp_path):
+    if not shutil.which("busybox"):
+        raise RuntimeError("busybox is needed to run the pull script as the ORAS image does (apt-get install busybox-static)")
+    return Pod(tmp_path)
+
+
+def test_fresh_pull_writes_marker_after_verification(pod):
+    digest = _artifact(str(pod.fake), model_files())
+    proc = pod.run(digest)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    marker = pod.marker()
+    assert marker["digest"] == digest and marker["files"] == 4
+    assert marker["size"] == sum(len(v) for v in model_files().values())
+    assert marker["architectures"] == ["BertModel"] and marker["model_type"] == "bert"
+    assert marker["torch_dtype"] == "float32" and marker["transformers_version"] == "4.8.2"
+    assert pod.report()["status"] == "ok" and pod.report()["digest"] == digest
+    assert (pod.cache / "hub" / REPO / "refs" / "main").read_text() == COMMIT
+    assert sorted(os.listdir(str(pod.cache))) == [".pulled", "hub"]
+
+
+def test_a_slow_pull_logs_progress_lines_with_bytes_rate_eta_and_files(pod):
+    files = model_files()
+    files[REPO + "/snapshots/" + COMMIT + "/model.safetensors"] = b"w" * (3 * 1024 * 1024)
+    digest = _artifact(str(pod.fake), files)
+    proc = pod.run(digest, slow="1", progress="1")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("model-pull: progress: ")]
+    assert len(lines) >= 3, proc.stdout
+    assert all(" of 3.0 MiB (" in line and "/s, ETA " in line and " of 4 files" in line for line in lines), lines
+    assert "model-pull: pulled 3.0 MiB in " in proc.stdout
+    assert pod.marker()["digest"] == digest
+
+
+def test_matching_marker_finishes_at_once(pod):
+    digest = _artifact(str(pod.fake), model_files())
+    assert pod.run(digest).returncode == 0
+    proc = pod.run(digest, fail="down")   # any oras call would fail now
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert pod.calls() == []
+    assert "nothing to pull" in proc.stdout
+    assert pod.report()["digest"] == digest
+
+
+def test_matching_marker_reports_the_reused_copy(pod):
+    digest = _artifact(str(pod.fake), model_files())
+    assert pod.run(digest).returncode == 0
+    assert pod.report().get("reused") is None             # a pull is no reuse
+    proc = pod.run(digest, fail="down")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "reusing the verified copy of 4 files" in proc.stdout
+    report = pod.report()
+    assert report["reused"] == "true" and report["status"] == "ok" and report["files"] == 4
+
+
+def test_matching_marker_with_missing_files_pulls_again(pod):
+    digest = _artifact(str(pod.fake), model_files())
+    assert pod.run(digest).returncode == 0
+    (pod.cache / "hub" / REPO / "snapshots" / COMMIT / "model.safetensors").unlink()
+    proc = pod.run(digest)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "has 3 of its 4 files" in proc.stdout and "pulling afresh" in proc.stdout
+    assert pod.calls() and pod.report().get("reused") is None
+    assert (pod.cache / "hub" / REPO / "snapshots" / COMMIT / "model.safetensors").read_bytes() == b"weights-v1"
+
+
+def test_other_digest_pulls_afresh_into_a_clean_directory(pod):
+    old = _artifact(str(pod.fake), model_files())
+    assert pod.run(old).returncode == 0
+    stray = pod.cache / "hub" / REPO / "snapshots" / COMMIT / "stale-only-in-v1.bin"
+    stray.write_text("old")
+    files = model_files(weights=b"weights-v2")
+    new = _artifact(str(pod.fake), files)
+    proc = pod.run(new)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "pulling afresh" in proc.stdout
+    assert pod.marker()["digest"] == new
+    assert not stray.exists()
+    weights = pod.cache / "hub" / REPO / "snapshots" / COMMIT / "model.safetensors"
+    assert weights.read_bytes() == b"weights-v2"
+
+
+def test_corrupted_file_fails_permanently_without_marker(pod):
+    digest = _artifact(str(pod.fake), model_files())
+    target = "%s/snapshots/%s/model.safetensors" % (REPO, COMMIT)
+    proc = pod.run(digest, corrupt=target)
+    assert proc.returncode == pull_job.PERMANENT_EXIT_CODE, proc.stdout + proc.stderr
+    assert pod.marker() is None
+    report = pod.report()
+    assert report["status"] == "failed" and "model.safetensors holds" in report["reason"]
+
+
+def test_wrong_manifest_digest_fails_permanently(pod):
+    _artifact(str(pod.fake), model_files())
+    proc = pod.run("sha256:" + "0" * 64)
+    assert proc.returncode == pull_job.PERMANENT_EXIT_CODE
+    assert "the manifest's digest is" in pod.report()["reason"]
+    assert pod.marker() is None
+
+
+def test_auth_failure_is_permanent_and_outage_is_retried(pod):
+    digest = _artifact(str(pod.fake), model_files())
+    proc = pod.run(digest, fail="auth")
+    assert proc.returncode == pull_job.PERMANENT_EXIT_CODE
+    assert "unauthorized" in pod.report()["reason"]
+    proc = pod.run(digest, fail="down")
+    assert proc.returncode == 1
+    assert "will retry" in pod.report()["reason"] and "connection refused" in pod.report()["reason"]
+    assert pod.marker() is None
+
+
+def test_failed_repull_keeps_no_stale_marker_but_old_copy(pod):
+    old = _artifact(str(pod.fake), model_files())
+    assert pod.run(old).returncode == 0
+    new = _artifact(str(pod.fake), model_files(weights=b"weights-v2"))
+    assert pod.run(new, fail="down").returncode == 1
+    # the old marker still names the old digest, so nothing is taken for the new one
+    assert pod.marker()["digest"] == old
+
+
+def tree(pod):
+    """Every file under the claim with its bytes (what a failed pull must leave as it was)."""
+    found = {}
+    for dirpath, _dirs, files in os.walk(str(pod.cache)):
+        for name in files:
+            path = os.path.join(dirpath, name)
+            with open(path, "rb") as handle:
+                found[os.path.relpath(path, str(pod.cache))] = handle.read()
+    return found
+
+
+@pytest.mark.parametrize("fault, fake, reason", [
+    ("claim-full-before", {"free_bytes": "0"}, "not enough free space on the claim"),
+    ("claim-full-during", {"fail": "full"}, "the claim is full (no space left on device)"),
+])
+def test_a_full_claim_fails_permanently_and_keeps_the_verified_copy(pod, fault, fake, reason):
+    old = _artifact(str(pod.fake), model_files())
+    assert pod.run(old).returncode == 0
+    before = tree(pod)
+    new = _artifact(str(pod.fake), model_files(weights=b"weights-v2" * 100))
+    proc = pod.run(new, **fake)
+    assert proc.returncode == pull_job.PERMANENT_EXIT_CODE, (fault, proc.stdout + proc.stderr)
+    assert reason in pod.report()["reason"]
+    after = tree(pod)
+    # the verified copy and its marker, byte for byte; at most an empty staging directory beside them
+    assert dict((k, v) for k, v in after.items() if not k.startswith(".pull-")) == before
+    assert pod.marker()["digest"] == old
+
+
+def test_free_space_message_names_needed_and_free(pod):
+    digest = _artifact(str(pod.fake), model_files())
+    proc = pod.run(digest, free_bytes="10")
+    assert proc.returncode == pull_job.PERMANENT_EXIT_CODE
+    reason = pod.report()["reason"]
+    total = sum(len(v) for v in model_files().values())
+    assert "the pull needs %d bytes (4 files, %d bytes, plus 1%%), 10 are free" % (total + total // 100, total) \
+        in reason, reason
+    assert "the claim is empty" in reason
+    # nothing was written to the claim: the check runs before the pull
+    assert "pull --concurrency" not in "\n".join(pod.calls())
+    assert sorted(os.listdir(str(pod.cache))) == ["hub"]
+
+
+@pytest.mark.parametrize("title, media_type, unpack, reason", [
+    ("../escape.bin", None, None, "is not a plain relative path"),
+    (REPO + "/snapshots/../../etc/x", None, None, "is not a plain relative path"),
+    ("/etc/passwd", None, None, "is not a plain relative path"),
+    (REPO + "//x", None, None, "is not a plain relative path"),
+    ("elsewhere/file.bin", None, None, "is not a path of the Hugging Face hub cache"),
+    (REPO + "/snapshots/%s/dir.tgz" % COMMIT, "application/vnd.oci.image.layer.v1.tar+gzip", None,
+     "has media type application/vnd.oci.image.layer.v1.tar+gzip"),
+    (REPO + "/snapshots/%s/dir" % COMMIT, None, "true", "carries the unpack annotation"),
+])
+def test_unsafe_layers_are_refused_before_any_byte_is_written(pod, title, media_type, unpack, reason):
+    old = _artifact(str(pod.fake), model_files())
+    assert pod.run(old).returncode == 0
+    before = tree(pod)
+    files = model_files(weights=b"weights-v2")
+    files[title] = b"payload"
+    digest = _artifact(str(pod.fake), files, media_types={title: media_type} if media_type else None,
+                       unpack={title: unpack} if unpack else None)
+    proc = pod.run(digest)
+    assert proc.returncode == pull_job.PERMANENT_EXIT_CODE, proc.stdout + proc.stderr
+    assert reason in pod.report()["reason"], pod.report()["reason"]
+    assert not any(call.startswith("pull ") for call in pod.calls())
+    assert tree(pod) == before
+
+
+def test_fast_path_checks_bytes_not_only_the_file_count(pod):
+    digest = _artifact(str(pod.fake), model_files())
+    assert pod.run(digest).returncode == 0
+    weights = pod.cache / "hub" / REPO / "snapshots" / COMMIT / "model.safetensors"
+    weights.write_bytes(b"trunc")          # same file count, other size
+    proc = pod.run(digest)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "pulling afresh" in proc.stdout and pod.report().get("reused") is None
+    assert weights.read_bytes() == b"weights-v1"

@@ -1,0 +1,120 @@
+# -*- coding: utf-8 -*-
+"""The image plan: Harbor destinations, mirror rewrites, pinned references and chart references."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan as ip
+
+REPO = Path(__file__).resolve().parents[4]
+HARBOR = "harbor.harbor.svc.cluster.local"
+DIGEST = "sha256:" + "e" * 64
+
+
+def images_yml():
+    return yaml.safe_load((REPO / "group_vars" / "all" / "images.yml").read_text())
+
+
+def test_product_images_land_where_the_values_and_the_pull_job_expect():
+    plan = dict((r["upstream"], r) for r in ip.image_plan(images_yml()["aips_images"], HARBOR))
+    assert plan["ghcr.io/oras-project/oras"]["destination"] == HARBOR + "/images-infra/oras-project/oras:v1.3.1"
+    epp = plan["registry.k8s.io/gateway-api-inference-extension/epp"]
+    assert epp["destination"] == HARBOR + "/images-shaide/gateway-api-inference-extension/epp:v1.2.0"
+    assert epp["mirror"] == {"upstream": "registry.k8s.io",
+                             "pattern": "^gateway\\-api\\-inference\\-extension/epp$",
+                             "target": "images-shaide/gateway-api-inference-extension/epp"}
+    assert epp["archive"] == "epp-v1.2.0.tar" and epp["digest"] is None and epp["pinned"] is None
+    assert epp["all_platforms"] is False
+
+
+def test_the_default_oras_image_is_the_one_images_yml_carries():
+    listed = [image for image in images_yml()["aips_images"] if image["source"].startswith(ip.ORAS_REPOSITORY + ":")]
+    assert listed == [ip.DEFAULT_ORAS_IMAGE]
+
+
+def test_path_archive_and_digest_pin():
+    record = ip.image_plan([{"source": "127.0.0.1:5000/up/llm-d/sim:v1", "project": "p", "path": "llm-d/sim",
+                             "archive": "sim.tar", "digest": DIGEST, "all_platforms": True}], "reg:5000")[0]
+    assert record["destination"] == "reg:5000/p/llm-d/sim:v1"
+    assert record["pinned"] == "reg:5000/p/llm-d/sim@" + DIGEST
+    assert record["archive"] == "sim.tar" and record["all_platforms"] is True
+    assert record["mirror"]["upstream"] == "127.0.0.1:5000"
+
+
+@pytest.mark.parametrize("image, message", [
+    ({"source": "ghcr.io/llm-d/sim", "project": "p"}, "neither a tag nor a digest"),
+    ({"source": "ghcr.io/llm-d/sim@" + DIGEST, "project": "p"}, "needs a tag"),
+    ({"source": "ghcr.io/llm-d/sim:v1"}, "project"),
+    ({"source": "ghcr.io/llm-d/sim:v1", "project": "p", "digest": "sha256:ab"}, "not sha256"),
+    ("ghcr.io/llm-d/sim:v1", "mapping"),
+])
+def test_bad_entries_are_named(image, message):
+    with pytest.raises(ValueError, match=message):
+        ip.image_plan([image], HARBOR)
+
+
+@pytest.mark.parametrize("images, on_prem, version, expected", [
+    (None, True, None, HARBOR + "/images-infra/oras-project/oras:v1.3.1"),
+    (None, False, None, "ghcr.io/oras-project/oras:v1.3.1"),
+    (None, True, "v9", HARBOR + "/images-infra/oras-project/oras:v9"),
+    ([{"source": "ghcr.io/oras-project/oras:v1.2.0", "project": "tools", "path": "oras"}], True, None,
+     HARBOR + "/tools/oras:v1.2.0"),
+    ([{"source": "ghcr.io/oras-project/oras:v1.2.0", "project": "tools"}], False, None,
+     "ghcr.io/oras-project/oras:v1.2.0"),
+])
+def test_oras_image(images, on_prem, version, expected):
+    assert ip.oras_image(images, HARBOR, on_prem, version) == expected
+
+
+def test_oras_image_missing_from_the_list():
+    with pytest.raises(ValueError, match="carries no ghcr.io/oras-project/oras"):
+        ip.oras_image([{"source": "ghcr.io/llm-d/sim:v1", "project": "p"}], HARBOR, True)
+    assert ip.oras_image([], HARBOR, False) == "ghcr.io/oras-project/oras:v1.3.1"
+
+
+@pytest.mark.parametrize("reference, digest, expected", [
+    ("harbor.example/ai-models/minilm:v1", DIGEST, "harbor.example/ai-models/minilm@" + DIGEST),
+    ("reg:5000/p/m@" + "sha256:" + "a" * 64, DIGEST, "reg:5000/p/m@" + DIGEST),
+    ("reg:5000/p/m:v1@" + "sha256:" + "a" * 64, DIGEST, "reg:5000/p/m@" + DIGEST),
+])
+def test_pinned_reference(reference, digest, expected):
+    assert ip.pinned_reference(reference, digest) == expected
+
+
+@pytest.mark.parametrize("reference, digest", [("not a ref", DIGEST), ("reg:5000/p/m:v1", None),
+                                               ("reg:5000/p/m:v1", "v1")])
+def test_pinned_reference_refuses(reference, digest):
+    with pytest.raises(ValueError):
+        ip.pinned_reference(reference, digest)
+
+
+def test_stack_charts_upstream_and_harbor():
+    charts = images_yml()["aips_chart_mirrors"]
+    assert ip.stack_charts(charts) == {
+        "infra": {"ref": "llm-d-infra", "repo": "https://llm-d-incubation.github.io/llm-d-infra/", "version": "v1.3.0"},
+        "gaie": {"ref": "oci://registry.k8s.io/gateway-api-inference-extension/charts/inferencepool", "repo": "",
+                 "version": "v1.2.0"},
+        "modelservice": {"ref": "llm-d-modelservice", "repo": "https://llm-d-incubation.github.io/llm-d-modelservice/",
+                         "version": "v0.4.12"}}
+    assert ip.stack_charts(charts, HARBOR) == {
+        "infra": {"ref": "oci://%s/charts/llm-d-infra" % HARBOR, "repo": "", "version": "v1.3.0"},
+        "gaie": {"ref": "oci://%s/charts/inferencepool" % HARBOR, "repo": "", "version": "v1.2.0"},
+        "modelservice": {"ref": "oci://%s/charts/llm-d-modelservice" % HARBOR, "repo": "", "version": "v0.4.12"}}
+
+
+def test_chart_plan():
+    record = ip.chart_plan([{"name": "c", "version": "v1", "project": "charts", "chart": "c"}], "reg:5000")[0]
+    assert (record["archive"], record["repository"], record["destination"]) == (
+        "c-v1.tgz", "reg:5000/charts", "oci://reg:5000/charts/c")
+    with pytest.raises(ValueError, match="name, version and project"):
+        ip.chart_plan([{"name": "c"}], "reg:5000")
+
+
+@pytest.mark.parametrize("entry, expected", [
+    ({"repo_id": "sentence-transformers/all-MiniLM-L6-v2", "tag": "v1"}, "reg/ai-models/all-minilm-l6-v2:v1"),
+    ({"repo_id": "Qwen/Qwen3-0.6B", "tag": "v2", "project": "llm", "artifact": "qwen3"}, "reg/llm/qwen3:v2"),
+])
+def test_sync_reference(entry, expected):
+    assert ip.sync_reference(entry, "reg") == expected
