@@ -153,6 +153,19 @@ def save_image(params, check_mode, skopeo):
     """docker://image -> oci-archive:archive, skipped when the archive already holds the pinned digest."""
     archive, pin = params["archive"], params["digest"]
     host = registry_of(params["image"])
+    # source_ref: any skopeo transport (oci:layout:ref, say) instead of docker://image.
+    source = params.get("source_ref") or "docker://" + source_reference(params["image"], pin)
+    source_remote = source.startswith("docker://")
+    if params.get("compare_source") and not pin:
+        # Without a pin, the source's current digest decides whether the archive is current.
+        try:
+            pin = manifest_digest(skopeo.raw_manifest(source, remote=source_remote))
+        except registry.RegistryError as exc:
+            raise _fail("skopeo", host, params, exc)
+        if pin is None:
+            raise registry.RegistryError("%s: the source %s does not exist" % (params["image"], source))
+        if source_remote and not params.get("source_ref"):
+            source = "docker://" + source_reference(params["image"], pin)
     have = manifest_digest(skopeo.raw_manifest("oci-archive:" + archive, remote=False)) \
         if archive_exists(archive) else None
     result = dict(changed=False, archive=archive, digest=have, image=params["image"])
@@ -167,8 +180,7 @@ def save_image(params, check_mode, skopeo):
     if os.path.exists(partial):
         os.remove(partial)
     try:
-        skopeo.copy("docker://" + source_reference(params["image"], pin), "oci-archive:" + partial,
-                    True, False, params["all_platforms"])
+        skopeo.copy(source, "oci-archive:" + partial, source_remote, False, params["all_platforms"])
     except registry.RegistryError as exc:
         raise _fail("skopeo", host, params, exc)
     got = manifest_digest(skopeo.raw_manifest("oci-archive:" + partial, remote=False))
