@@ -190,9 +190,10 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import bundle, oci_archive, registry
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry import bundle, oci_archive
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry import tools as registry
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import registry_auth_argspec
-from ansible_collections.ai_platform.serving.plugins.module_utils.hf_cache import CacheError
+from ansible_collections.ai_platform.serving.plugins.module_utils.sync.hf_cache import CacheError
 
 MODEL_DEFAULTS = dict(source="hf", local_path=None, cache_dir=None, allow_patterns=None, ignore_patterns=None,
                       checksums=None, hf_endpoint="https://huggingface.co", hf_token=None,

@@ -101,7 +101,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import bundle
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry import bundle
 
 
 def inside(path, directory):

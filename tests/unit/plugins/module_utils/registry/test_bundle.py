@@ -12,8 +12,8 @@ import os
 
 import pytest
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import bundle
-from ansible_collections.ai_platform.serving.plugins.module_utils import oci_archive as oa
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry import bundle
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry import oci_archive as oa
 
 TITLE = "models--org--m/snapshots/" + "a" * 40 + "/model.safetensors"
 

@@ -30,8 +30,10 @@ import tarfile
 import tempfile
 import time
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import model_sync, oci_archive, oci_artifact, registry
-from ansible_collections.ai_platform.serving.plugins.module_utils.hf_cache import hash_file
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry import oci_archive, oci_artifact
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry import tools as registry
+from ansible_collections.ai_platform.serving.plugins.module_utils.sync import model_sync
+from ansible_collections.ai_platform.serving.plugins.module_utils.sync.hf_cache import hash_file
 
 LOCK_NAME = "bundle.lock.yml"
 LOCK_VERSION = 1
