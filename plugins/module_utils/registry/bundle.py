@@ -335,7 +335,9 @@ def push_model(params, check_mode):
     ref = registry.parse_reference(params["reference"])
     credentials = {ref.registry: (params["username"], params["password"])}
     result = dict(changed=False, digest=item["digest"], reference=params["reference"], sent_bytes=0,
-                  repo_id=item["repo_id"], revision=item["revision"], size=item["size"], file_count=item["file_count"])
+                  repo_id=item["repo_id"], revision=item["revision"], file_count=item["file_count"],
+                  # model_sync's size: the layers (files and refs/main), not the manifest and config
+                  size=sum(b["size"] for b in item["blobs"] if b["title"] not in ("manifest", "config")))
     with registry.AuthDir(credentials) as auth:
         remote = model_sync.Remote(remote_params, auth)
         descriptor, _manifest = remote.fetch(params["reference"])
