@@ -71,9 +71,9 @@ def load_vars(registry, tools, bundle_dir, lock_file, **extra):  # pylint: disab
     return variables
 
 
-def run_playbook(name, variables, workdir, env=None, verbosity=0):
+def run_playbook(name, variables, workdir, env=None, verbosity=0, check=False):
     return ansible_playbook(env, os.path.join(ROOT, "playbooks", name), variables, workdir, verbosity=verbosity,
-                            inventory=os.path.join(ROOT, "inventory", "lab"))
+                            check=check, inventory=os.path.join(ROOT, "inventory", "lab"))
 
 
 def image_destinations(lock, registry_host):

@@ -23,7 +23,8 @@ import yaml
 
 from ansible_collections.ai_platform.serving.tests.support import HARBOR
 from ansible_collections.ai_platform.serving.tests.support.playbook import flat
-from ansible_collections.ai_platform.serving.tests.support.bundle import image_destinations, load_vars, offline_env, run_playbook
+from ansible_collections.ai_platform.serving.tests.support.bundle import (bundle_vars, image_destinations, load_vars,
+                                                                   offline_env, run_playbook)
 from ansible_collections.ai_platform.serving.tests.support.registry import model_sync_vars
 from ansible_collections.ai_platform.serving.tests.support.playbook import run_role
 
@@ -189,3 +190,17 @@ def test_parts_flipped_byte_is_refused_then_intact_parts_load(bundled, registry,
     assert run.rc == 0, run
     assert read_lock(tmp_path / "unpacked") == read_lock(bundled["dir"])
     assert json.dumps(yaml.safe_load((tmp_path / "models.lock.yml").read_text())["models"])
+
+
+def test_check_mode_writes_and_pushes_nothing(bundled, registry, tools, tmp_path):
+    fresh = bundle_vars(tmp_path / "bundle", tmp_path / "work", bundled["harbor"])
+    run = run_playbook("bundle.yml", fresh, tmp_path, env=offline_env(), check=True)
+    assert run.rc == 0, run
+    assert not (tmp_path / "bundle").exists()
+    mark = registry.log_mark()
+    variables = load_vars(registry, tools, bundled["dir"], tmp_path / "models.lock.yml",
+                          aips_load_registry=registry.relay_host)
+    run = run_playbook("load.yml", variables, tmp_path, check=True)
+    assert run.rc == 0, run
+    assert [r for r in registry.requests_since(mark) if r[0] in WRITES] == []
+    assert not (tmp_path / "models.lock.yml").exists()
