@@ -34,8 +34,9 @@ def lab_images():
     the lab gives it (the source without its registry, '/' -> '_', ':' -> '-')."""
     layout = lab_layout()
     images = [image for image in CARRIED["aips_images"] if image["source"].rsplit(":", 1)[0] in LAB_BUILT]
-    sources = dict((image["source"], "oci:%s:%s" % (layout, image["source"].split("/", 1)[1].replace("/", "_")
-                                                       .replace(":", "-"))) for image in images)
+    refs = dict((image["source"], image["source"].split("/", 1)[1].replace("/", "_").replace(":", "-"))
+                for image in images)
+    sources = dict((source, "oci:%s:%s" % (layout, ref)) for source, ref in refs.items())
     return images, sources
 
 

@@ -222,8 +222,8 @@ def save_image(params, check_mode, skopeo):
                                         compare_source=True), check_mode, skopeo)
     result = dict(changed=saved["changed"], written_bytes=0)
     if saved["digest"] and not (check_mode and saved["changed"]):
-        result["entry"] = file_record("image", params["image"], params["source_ref"] or "docker://" + params["image"],
-                                     path, params["bundle_dir"], saved["digest"])
+        source = params["source_ref"] or "docker://" + params["image"]
+        result["entry"] = file_record("image", params["image"], source, path, params["bundle_dir"], saved["digest"])
         result["entry"].update(project=params["project"], image_path=params["image_path"])
         if saved["changed"]:
             result["written_bytes"] = result["entry"]["size"]
@@ -243,8 +243,8 @@ def save_chart(params, check_mode, helm_run):
                               % (params["name"], params["version"], archive_name, params["source_dir"]))
         want = sha256_file(source)
         if params["digest"] and want != params["digest"]:
-            raise BundleError("chart %s: %s has digest %s, not the pinned %s" % (params["name"], source, want,
-                                                                                  params["digest"]))
+            raise BundleError("chart %s: %s has digest %s, not the pinned %s"
+                              % (params["name"], source, want, params["digest"]))
         have = sha256_file(target) if os.path.isfile(target) else None
         if have != want:
             result["changed"] = True
@@ -471,8 +471,8 @@ def part_problems(parts_dir, index, deep=True):
         if not os.path.isfile(path):
             problems.append("part %s is missing" % part["name"])
         elif os.path.getsize(path) != part["size"]:
-            problems.append("part %s has %d bytes, parts.yml says %d" % (part["name"], os.path.getsize(path),
-                                                                        part["size"]))
+            problems.append("part %s has %d bytes, parts.yml says %d"
+                            % (part["name"], os.path.getsize(path), part["size"]))
         elif deep and sha256_file(path) != part["sha256"]:
             problems.append("part %s does not match its sha256 %s (corrupted)" % (part["name"], part["sha256"]))
     return problems

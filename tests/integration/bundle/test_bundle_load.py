@@ -22,11 +22,10 @@ import pytest
 import yaml
 
 from ansible_collections.ai_platform.serving.tests.support import HARBOR
-from ansible_collections.ai_platform.serving.tests.support.playbook import flat
-from ansible_collections.ai_platform.serving.tests.support.bundle import (bundle_vars, image_destinations, load_vars,
-                                                                   offline_env, run_playbook)
+from ansible_collections.ai_platform.serving.tests.support.playbook import flat, run_role
+from ansible_collections.ai_platform.serving.tests.support.bundle import (
+    bundle_vars, image_destinations, load_vars, offline_env, run_playbook)
 from ansible_collections.ai_platform.serving.tests.support.registry import model_sync_vars
-from ansible_collections.ai_platform.serving.tests.support.playbook import run_role
 
 WRITES = ("PUT", "PATCH", "POST", "DELETE")
 

@@ -108,8 +108,8 @@ def test_missing_file_and_malformed_entry(whole):
     os.remove(os.path.join(str(bundle_dir), "charts", "c-1.0.0.tgz"))
     lock = bundle.read_lock(str(bundle_dir))
     lock["items"].append({"kind": "image", "name": "evil", "path": "../etc/passwd"})
-    assert bundle.verify(str(bundle_dir), lock) == ["chart c-1.0.0.tgz: charts/c-1.0.0.tgz is missing",
-                                                   "image evil: malformed lock entry"]
+    assert bundle.verify(str(bundle_dir), lock) == [
+        "chart c-1.0.0.tgz: charts/c-1.0.0.tgz is missing", "image evil: malformed lock entry"]
     assert bundle.verify(str(bundle_dir), {"items": []})[0].endswith("not a bundle lock of version 1")
 
 
