@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from ansible_collections.ai_platform.serving.tests.support import HARBOR
+from ansible_collections.ai_platform.serving.tests.support.harbor_standin import ADMIN_PASSWORD, FakeHarbor
 from ansible_collections.ai_platform.serving.tests.support.playbook import flat, run_role
 from ansible_collections.ai_platform.serving.tests.support.bundle import (
     bundle_vars, image_destinations, load_vars, offline_env, run_playbook)
@@ -79,12 +80,35 @@ def test_second_bundle_writes_nothing(bundled):
     assert after == before
 
 
+def load_twice(registry, variables, tmp_path):
+    """The second load: changed=0, no write request, only manifest reads on the wire."""
+    mark = registry.log_mark()
+    registry.relay.reset()
+    again = run_playbook("load.yml", variables, tmp_path)
+    assert again.rc == 0, again
+    assert again.changed == 0, again
+    assert "0 pushed, 0 B sent" in flat(again.output), again
+    assert [r for r in registry.requests_since(mark) if r[0] in WRITES] == []
+    print("second load: %d bytes sent to the registry" % registry.relay.to_upstream)
+    assert registry.relay.to_upstream < 64 * 1024
+
+
 def test_load_then_second_load_moves_nothing(bundled, registry, tools, tmp_path):
     lock = read_lock(bundled["dir"])
     models_lock = tmp_path / "models.lock.yml"
-    variables = load_vars(registry, tools, bundled["dir"], models_lock)
-    run = run_playbook("load.yml", variables, tmp_path)
-    assert run.rc == 0, run
+    harbor = FakeHarbor(os.path.join(registry.workdir, "certs"))
+    try:
+        variables = load_vars(registry, tools, bundled["dir"], models_lock, aips_load_projects=True,
+                              harbor_upload_api_url=harbor.url, harbor_upload_admin_password=ADMIN_PASSWORD)
+        run = run_playbook("load.yml", variables, tmp_path)
+        assert run.rc == 0, run
+        posted = sorted(r[2]["project_name"] for r in harbor.requests if r[0] == "POST")
+        assert posted == ["ai-models", "charts", "images-shaide"]  # images-infra is there already
+        harbor.requests[:] = []
+        load_twice(registry, variables, tmp_path)
+        assert [r for r in harbor.requests if r[0] == "POST"] == []
+    finally:
+        harbor.stop()
     auth = registry.docker_config(str(tmp_path / "auth.json"))
     for name, destination in image_destinations(lock, registry.host).items():
         item = [i for i in lock["items"] if i["name"] == name][0]
@@ -102,16 +126,6 @@ def test_load_then_second_load_moves_nothing(bundled, registry, tools, tmp_path)
                                "--version", chart["version"], "--registry-config", auth, "--ca-file", registry.ca],
                               capture_output=True, check=False, text=True)
         assert proc.returncode == 0, proc.stderr
-
-    mark = registry.log_mark()
-    registry.relay.reset()
-    again = run_playbook("load.yml", variables, tmp_path)
-    assert again.rc == 0, again
-    assert again.changed == 0, again
-    assert "0 pushed, 0 B sent" in flat(again.output), again
-    assert [r for r in registry.requests_since(mark) if r[0] in WRITES] == []
-    print("second load: %d bytes sent to the registry" % registry.relay.to_upstream)
-    assert registry.relay.to_upstream < 64 * 1024
 
 
 def test_model_layout_is_model_syncs_artifact(bundled, registry, tools, tmp_path):
