@@ -43,6 +43,13 @@ options:
   lock_file:
     description: model_sync lock file; when it has an entry for O(reference), its digest and size are used.
     type: path
+  require_lock:
+    description:
+      - Fail, naming O(slug) and O(reference), when O(lock_file) has no entry for O(reference) (or does not
+        exist) and the reference pins no digest, instead of resolving the tag at the registry. Deploys that
+        must run exactly what was loaded (the air-gap bundle's C(models.lock.yml)) set it.
+    type: bool
+    default: false
   storage_bytes:
     description: Size of the claim in bytes (the plan record's C(storage.size_bytes)).
     type: int
@@ -133,6 +140,7 @@ def argspec():
         validate_certs=dict(type="bool", default=True),
         timeout=dict(type="int", default=30),
         lock_file=dict(type="path"),
+        require_lock=dict(type="bool", default=False),
         storage_bytes=dict(type="int"),
         storage_size=dict(type="str"),
         headroom_percent=dict(type="int", default=10),
@@ -167,6 +175,12 @@ def main():
         module.fail_json(msg="%s: %s" % (reference, exc))
     try:
         info = from_lock(params["lock_file"], reference, oci) if params["lock_file"] else None
+        if info is None and params["require_lock"] and not oci["digest"]:
+            raise pull_artifact.ArtifactError(
+                "%s is not pinned: the lock file %s has no entry for it and it names no digest. Fix: load the "
+                "bundle that carries it (playbooks/load.yml writes the lock file), or pin harborRef to "
+                "@sha256:<digest>; a lab that deploys by tag sets model_storage_require_lock: false"
+                % (reference, params["lock_file"] or "(none set)"))
         if info is None:
             registry = pull_artifact.Registry(
                 params["registry_endpoint"] or oci["registry"], params["username"], params["password"],
