@@ -67,7 +67,7 @@ NAME_LIMITS = _name_limits(
      {"httproute": "HTTPRoute", "pvc": "PersistentVolumeClaim", "pv": "PersistentVolume",
       "gateway_defaults": "gateway defaults ConfigMap"}),
     (DNS_LABEL_MAX, "the Job name becomes the job-name label of its pods, a label value of at most 63",
-     {"pull_job": "pull Job", "clear_job": "clear Job"}),
+     {"pull_job": "pull Job", "clear_job": "clear Job", "prune_job": "prune Job"}),
     (DNS_LABEL_MAX, "a Service name is a DNS label",
      {"embeddings_service": "embeddings Service", "gateway_service": "ExternalName Service",
       "epp_service": "endpoint picker Service"}),
@@ -155,6 +155,11 @@ def clear_job_name(slug):
     return "%s-model-clear" % slug
 
 
+def prune_job_name(slug):
+    """The Job that removes the revisions the claim no longer keeps (serving_stack, after a rollout)."""
+    return "%s-model-prune" % slug
+
+
 def embeddings_service_name(slug):
     return "%s%s-embeddings" % (MS_PREFIX, slug)
 
@@ -185,6 +190,7 @@ def resource_names(slug, namespace=None, release_name=None):
         "pv": model_pv_name(slug),
         "pull_job": pull_job_name(slug),
         "clear_job": clear_job_name(slug),
+        "prune_job": prune_job_name(slug),
         "embeddings_service": embeddings_service_name(slug),
         "gateway_service": gateway_service_name(slug),
         "gateway_defaults": gateway_defaults_name(slug),

@@ -289,7 +289,7 @@ class _ModelChecker(object):
                 "gateway_service", "gateway_defaults"]
         keys.append(naming.routing_kind(self.category == "embedder"))
         if self.entry.get("modelSource"):
-            keys.extend(["pvc", "pv", "pull_job", "clear_job"])
+            keys.extend(["pvc", "pv", "pull_job", "clear_job", "prune_job"])
         return keys
 
     def _slug_fits(self, slug, namespace, release):
@@ -421,6 +421,7 @@ class _ModelChecker(object):
             "pv": names["pv"] if on_prem else None,
             "pull_job": names["pull_job"],
             "clear_job": names["clear_job"],
+            "prune_job": names["prune_job"],
             "size": source["storageSize"],
             "size_bytes": size_bytes,
             "storage_class": storage_class,

@@ -66,7 +66,7 @@ def expected_names(slug, embedder):
         "namespace": "llm-d-" + slug, "infra_release": "infra-" + slug, "gaie_release": "gaie-" + slug,
         "ms_release": "ms-" + slug, "gateway": "infra-%s-inference-gateway" % slug,
         "httproute": "llm-d-" + slug, "pvc": slug + "-model", "pv": slug + "-model-pv",
-        "pull_job": slug + "-model-pull", "clear_job": slug + "-model-clear",
+        "pull_job": slug + "-model-pull", "clear_job": slug + "-model-clear", "prune_job": slug + "-model-prune",
         "embeddings_service": "ms-%s-embeddings" % slug,
         "gateway_service": "llmd-gateway-" + slug, "gateway_defaults": "gateway-defaults-" + slug,
         "epp_service": ("gaie-" + slug)[:40] + "-epp",

@@ -30,8 +30,11 @@ ANNOTATION_SPEC_HASH = naming.annotation_key("spec_hash")
 ANNOTATION_DIGEST = naming.annotation_key("digest")
 ANNOTATION_REFERENCE = naming.annotation_key("reference")
 # Marker keys published as PVC annotations (key -> annotation suffix).
-ANNOTATED_KEYS = ("digest", "reference", "size", "files", "pulled_at", "architectures", "model_type",
-                  "torch_dtype", "transformers_version")
+ANNOTATED_KEYS = ("digest", "reference", "tag", "commit", "size", "files", "pulled_at", "switched_at",
+                  "architectures", "model_type", "torch_dtype", "transformers_version", "revisions")
+ANNOTATION_REVISIONS = naming.annotation_key("revisions")
+# Revisions a claim keeps beside the served one, by default (serving_stack prunes the rest after a rollout).
+DEFAULT_KEEP_REVISIONS = 1
 METADATA_KEYS = ("architectures", "model_type", "torch_dtype", "transformers_version")
 
 CONTAINER = "oras-pull"
@@ -69,6 +72,7 @@ PULL_SCRIPT = r"""set -eu
 CACHE="$AIPS_CACHE_DIR"; HUB="$AIPS_WORKING_DIR"; MARKER="$AIPS_MARKER"
 REF="$AIPS_PINNED_REFERENCE"; WANT="$AIPS_DIGEST"
 STAGE="$CACHE/.pull-staging"; OLD="$CACHE/.pull-old"; ERR="${TMPDIR:-/tmp}/aips-pull-oras.err"
+REVS="$CACHE/.revisions"; HEX="${WANT#sha256:}"; TAG="${AIPS_SOURCE_REFERENCE:-}"
 SCRATCH="${TMPDIR:-/tmp}/aips-pull"
 MEDIA_TYPES="${AIPS_LAYER_MEDIA_TYPES:-application/vnd.oci.image.layer.v1.tar}"
 TERMLOG="${AIPS_TERMINATION_LOG:-/dev/termination-log}"
@@ -93,10 +97,41 @@ run_oras() {
   fi
   fail 1 "oras $1 (will retry): $why"
 }
-report() { { echo "status=ok"; cat "$MARKER"; } | head -c 3900 >"$TERMLOG"; }
+# one "revision=<digest> <commit> <pulled_at> <tag>" line per revision kept on the claim, the most recently
+# served first (each record's seq= comes from a counter on the claim, bumped by every pull and switch)
+next_seq() { n=$(cat "$REVS/.seq" 2>/dev/null || echo 0); n=$((n + 1)); echo "$n" >"$REVS/.seq"; echo "$n"; }
+revision_lines() {
+  [ -d "$REVS" ] || return 0
+  for r in $(for f in "$REVS"/*; do [ -f "$f" ] && echo "$(sed -n 's/^seq=//p' "$f") ${f##*/}"; done \
+      | sort -rn | head -n 8 | cut -d' ' -f2); do
+    echo "revision=sha256:$r $(sed -n 's/^commit=//p' "$REVS/$r") $(sed -n 's/^pulled_at=//p' "$REVS/$r") \
+$(sed -n 's/^tag=//p' "$REVS/$r")"
+  done
+}
+report() { { echo "status=ok"; for extra in "$@"; do echo "$extra"; done; cat "$MARKER"; revision_lines; } \
+  | head -c 3900 >"$TERMLOG"; }
 hub_files() { find "$HUB" -type f | wc -l; }
 tree_bytes() { find "$1" -type f -exec stat -c %s {} + 2>/dev/null | awk '{ s += $1 } END { printf "%.0f", s }'; }
 hub_bytes() { tree_bytes "$HUB"; }
+# files and bytes of one revision: refs/main plus its snapshot (other kept snapshots not counted);
+# the whole hub/ for a marker written before revisions were kept side by side (no commit= line)
+rev_files() {
+  if [ -z "$2" ]; then hub_files; return 0; fi
+  [ -d "$HUB/$1/snapshots/$2" ] || { echo 0; return 0; }
+  echo $(($(find "$HUB/$1/snapshots/$2" -type f | wc -l) + 1))
+}
+rev_bytes() {
+  if [ -z "$2" ]; then hub_bytes; return 0; fi
+  [ -d "$HUB/$1/snapshots/$2" ] || { echo 0; return 0; }
+  echo $(($(tree_bytes "$HUB/$1/snapshots/$2") + ${#2}))
+}
+field_of() { sed -n "s/^$1=//p" "$2" | head -n 1; }
+# point refs/main at a commit, atomically (a rename)
+set_ref() {
+  mkdir -p "$HUB/$1/refs"
+  printf '%s' "$2" >"$HUB/$1/refs/.main.tmp"
+  mv "$HUB/$1/refs/.main.tmp" "$HUB/$1/refs/main"
+}
 human() {
   awk -v b="$1" 'BEGIN { split("B KiB MiB GiB TiB", u, " "); i = 1
     while (b >= 1024 && i < 5) { b /= 1024; i++ }
@@ -122,14 +157,38 @@ free_bytes() {
 }
 if [ -f "$MARKER" ] && grep -qx "digest=$WANT" "$MARKER" && [ -d "$HUB" ]; then
   # the marker was written after a verified pull; reuse the copy only if its files are all there, byte for byte
-  have=$(hub_files); want=$(sed -n 's/^files=//p' "$MARKER")
-  bytes=$(hub_bytes); want_bytes=$(sed -n 's/^size=//p' "$MARKER")
-  if [ "$have" = "${want:-x}" ] && [ "$bytes" = "${want_bytes:-x}" ]; then
+  folder=$(field_of repo "$MARKER"); commit=$(field_of commit "$MARKER")
+  have=$(rev_files "$folder" "$commit"); want=$(field_of files "$MARKER")
+  bytes=$(rev_bytes "$folder" "$commit"); want_bytes=$(field_of size "$MARKER")
+  served=$commit
+  [ -z "$commit" ] || served=$(cat "$HUB/$folder/refs/main" 2>/dev/null || true)
+  if [ "$have" = "${want:-x}" ] && [ "$bytes" = "${want_bytes:-x}" ] && [ "$served" = "$commit" ]; then
     log "marker holds $WANT: the cache is current, nothing to pull (reusing the verified copy of $have files)"
-    { echo "status=ok"; echo "reused=true"; cat "$MARKER"; } | head -c 3900 >"$TERMLOG"
+    report "reused=true"
     exit 0
   fi
   log "marker holds $WANT but hub/ has $have of its $want files, $bytes of its $want_bytes bytes: pulling afresh"
+fi
+# a revision kept on the claim (an earlier pull, verified then): switch back to it without a download
+if [ -f "$REVS/$HEX" ] && [ -w "$CACHE" ]; then
+  folder=$(field_of repo "$REVS/$HEX"); commit=$(field_of commit "$REVS/$HEX")
+  have=$(rev_files "$folder" "$commit"); want=$(field_of files "$REVS/$HEX")
+  bytes=$(rev_bytes "$folder" "$commit"); want_bytes=$(field_of size "$REVS/$HEX")
+  if [ -n "$commit" ] && [ "$have" = "${want:-x}" ] && [ "$bytes" = "${want_bytes:-x}" ]; then
+    log "$WANT is kept on the claim (commit $commit, $have files): switching to it, nothing to download"
+    rm -f "$MARKER"
+    set_ref "$folder" "$commit"
+    { grep -v '^switched_at=' "$REVS/$HEX" | grep -v '^seq='; echo "switched_at=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+      echo "seq=$(next_seq)"; } >"$MARKER.tmp"
+    cp "$MARKER.tmp" "$REVS/.$HEX.tmp"
+    mv "$REVS/.$HEX.tmp" "$REVS/$HEX"
+    mv "$MARKER.tmp" "$MARKER"
+    sync
+    report "reused=true" "switched=true"
+    exit 0
+  fi
+  log "$WANT is recorded on the claim but its snapshot has $have of $want files, $bytes of $want_bytes bytes: pulling afresh"
+  rm -f "$REVS/$HEX"
 fi
 if [ -f "$MARKER" ]; then
   log "marker holds $(grep '^digest=' "$MARKER" || echo 'no digest'), want $WANT: pulling afresh"
@@ -148,7 +207,7 @@ LAYERS='{{range .content.layers}}{{.digest}} {{printf "%.0f" .size}} {{.mediaTyp
 LAYERS="$LAYERS"'unpack={{with .annotations}}{{with index . "io.deis.oras.content.unpack"}}{{.}}{{end}}{{end}} '
 LAYERS="$LAYERS"'{{with .annotations}}{{with index . "org.opencontainers.image.title"}}{{.}}{{end}}{{end}}{{"\n"}}{{end}}'
 run_oras manifest fetch --format go-template="$LAYERS" "$REF" >"$SCRATCH/layers.txt"
-count=0; total=0
+count=0; total=0; FOLDER=""; COMMIT=""
 while read -r digest size mtype unpack title; do
   [ -n "$title" ] || fail 42 "layer $digest has no title"
   case "/$title/" in
@@ -167,9 +226,21 @@ while read -r digest size mtype unpack title; do
     "unpack=") ;;
     *) fail 42 "layer $title carries the unpack annotation ($unpack): oras would extract an archive into the claim" ;;
   esac
+  this_folder=${title%%/*}; rest=${title#*/}
+  [ -z "$FOLDER" ] || [ "$FOLDER" = "$this_folder" ] || fail 42 "the artifact holds two repositories ($FOLDER, $this_folder)"
+  FOLDER=$this_folder
+  case "$rest" in
+    refs/main) ;;
+    snapshots/*/*)
+      this_commit=${rest#snapshots/}; this_commit=${this_commit%%/*}
+      [ -z "$COMMIT" ] || [ "$COMMIT" = "$this_commit" ] || fail 42 "the artifact holds two snapshots ($COMMIT, $this_commit)"
+      COMMIT=$this_commit ;;
+    *) fail 42 "layer title '$title' is neither $this_folder/refs/main nor $this_folder/snapshots/<commit>/<file>" ;;
+  esac
   count=$((count + 1)); total=$((total + size))
 done <"$SCRATCH/layers.txt"
 [ "$count" -gt 0 ] || fail 42 "the artifact has no titled layers"
+[ -n "$COMMIT" ] || fail 42 "the artifact has no snapshots/<commit>/ files"
 # 2. room for the new copy beside the verified one, which is never removed before the new one is verified
 free=$(free_bytes); need=$((total + total / 100))
 if [ "$free" -lt "$need" ]; then
@@ -227,14 +298,35 @@ if [ -n "$config" ]; then
 fi
 dtype=$(field torch_dtype); [ -n "$dtype" ] || dtype=$(field dtype)
 mtype=$(field model_type); tversion=$(field transformers_version)
-# 3. the swap: only now does the previous copy go
-rm -f "$MARKER"
-if [ -d "$HUB" ]; then mv "$HUB" "$OLD"; fi
-mv "$STAGE/hub" "$HUB"
-sync
+# 3. install the new snapshot beside the served one (the hub cache holds revisions side by side), record
+# it, then point refs/main and the marker at it; the previous revision stays until it is pruned
+# (serving_stack prunes once the serving pods rolled onto the new one). A new digest of the commit
+# already on the claim replaces that snapshot (the only case where a copy goes before the switch).
+SNAP="$HUB/$FOLDER/snapshots/$COMMIT"
+mkdir -p "$HUB/$FOLDER/snapshots" "$REVS"
+# a copy pulled before revisions were kept side by side gets its record now, so it can be switched back to
+old=$(field_of digest "$MARKER" 2>/dev/null || true)
+if [ -n "$old" ] && [ ! -f "$REVS/${old#sha256:}" ]; then
+  old_commit=$(field_of commit "$MARKER"); [ -n "$old_commit" ] || old_commit=$(cat "$HUB/$FOLDER/refs/main" 2>/dev/null || true)
+  if [ -n "$old_commit" ] && [ "$old_commit" != "$COMMIT" ] && [ -d "$HUB/$FOLDER/snapshots/$old_commit" ]; then
+    { grep -v '^repo=' "$MARKER" | grep -v '^commit=' | grep -v '^seq='; echo "repo=$FOLDER"; echo "commit=$old_commit"
+      echo "seq=$(next_seq)"; } >"$REVS/${old#sha256:}"
+  fi
+fi
+if [ -d "$SNAP" ]; then
+  rm -f "$MARKER"
+  mv "$SNAP" "$OLD"
+  for r in "$REVS"/*; do
+    [ -f "$r" ] && grep -qx "commit=$COMMIT" "$r" && rm -f "$r"
+  done
+fi
+mv "$STAGE/hub/$FOLDER/snapshots/$COMMIT" "$SNAP"
 {
   echo "digest=$WANT"
   echo "reference=$REF"
+  echo "tag=$TAG"
+  echo "repo=$FOLDER"
+  echo "commit=$COMMIT"
   echo "size=$total"
   echo "files=$count"
   echo "pulled_at=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -244,7 +336,13 @@ sync
   echo "model_type=$mtype"
   echo "torch_dtype=$dtype"
   echo "transformers_version=$tversion"
-} >"$MARKER.tmp"
+  echo "seq=$(next_seq)"
+} >"$REVS/.$HEX.tmp"
+mv "$REVS/.$HEX.tmp" "$REVS/$HEX"
+sync
+rm -f "$MARKER"
+set_ref "$FOLDER" "$COMMIT"
+cp "$REVS/$HEX" "$MARKER.tmp"
 mv "$MARKER.tmp" "$MARKER"
 sync
 cd "$CACHE"
@@ -353,15 +451,39 @@ def _job_pod_spec(record, container, volumes, uid, affinity):
     return pod_spec
 
 
+def holder_affinity(node):
+    """Required node affinity to ``node`` (the node whose pods hold a single-node claim)."""
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": [node]}]}]}}}
+
+
+def claim_holder_node(record, pods, skip_jobs=()):
+    """The node whose running pods mount the record's claim, when the claim attaches to one node only
+    (ReadWriteOnce on a dynamic class: another node's Job would wait on Multi-Attach); else None.
+    A hostPath claim is already pinned to its node by the plan."""
+    storage = _storage(record)
+    if storage.get("job_affinity") or storage.get("access_mode", ACCESS_RWO) not in SINGLE_NODE_MODES:
+        return None
+    users = set(claim_users(pods, storage["pvc"], skip_jobs))
+    nodes = sorted(set(
+        (pod.get("spec") or {}).get("nodeName") for pod in pods or []
+        if "%s/%s" % ((pod.get("metadata") or {}).get("namespace"), (pod.get("metadata") or {}).get("name")) in users
+        and (pod.get("status") or {}).get("phase") == "Running" and (pod.get("spec") or {}).get("nodeName")))
+    return nodes[0] if nodes else None
+
+
 def job_manifest(record, digest, expected_size=0, concurrency=4, verify=False, resources=None,
                  follow_model_affinity=True, image_pull_policy="IfNotPresent", uid=pod_security.DEFAULT_UID,
-                 active_deadline_seconds=DEFAULT_DEADLINE_SECONDS, progress_seconds=DEFAULT_PROGRESS_SECONDS):
+                 active_deadline_seconds=DEFAULT_DEADLINE_SECONDS, progress_seconds=DEFAULT_PROGRESS_SECONDS,
+                 holder_node=None):
     """The pull Job for ``record``, pinned to the manifest ``digest``; annotated with its spec hash.
 
     Its pod passes Pod Security "restricted": it runs as ``uid`` (group and fsGroup too), drops
     every capability, uses RuntimeDefault seccomp and a read-only root filesystem; it writes only
     the claim and an emptyDir at /tmp. CPU, memory and ephemeral storage are limited, and the Job
-    is killed after ``active_deadline_seconds``.
+    is killed after ``active_deadline_seconds``. ``holder_node`` (claim_holder_node) places it on
+    the node whose serving pods hold a single-node claim; it is left out of the spec hash, so a
+    Job already done is not replaced because the serving pods moved.
     """
     storage = _storage(record)
     if not digest or not str(digest).startswith("sha256:"):
@@ -374,6 +496,7 @@ def job_manifest(record, digest, expected_size=0, concurrency=4, verify=False, r
         {"name": "AIPS_MARKER", "value": storage["marker"]},
         {"name": "AIPS_PINNED_REFERENCE", "value": pinned_reference(record, digest)},
         {"name": "AIPS_DIGEST", "value": digest},
+        {"name": "AIPS_SOURCE_REFERENCE", "value": storage["oci"]["reference"]},
         {"name": "AIPS_EXPECTED_SIZE", "value": str(int(expected_size or 0))},
         {"name": "AIPS_CONCURRENCY", "value": str(int(concurrency))},
         {"name": "AIPS_VERIFY", "value": "1" if verify else "0"},
@@ -413,6 +536,9 @@ def job_manifest(record, digest, expected_size=0, concurrency=4, verify=False, r
             "containerName": CONTAINER, "operator": "In", "values": [PERMANENT_EXIT_CODE]}}]},
         "template": {"metadata": {"labels": labels(record)}, "spec": pod_spec},
     }
+    hashed = spec_hash(spec)
+    if holder_node:
+        pod_spec["affinity"] = holder_affinity(holder_node)
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
@@ -420,7 +546,7 @@ def job_manifest(record, digest, expected_size=0, concurrency=4, verify=False, r
             "name": storage["pull_job"],
             "namespace": record["namespace"],
             "labels": labels(record),
-            "annotations": {ANNOTATION_SPEC_HASH: spec_hash(spec), ANNOTATION_DIGEST: digest,
+            "annotations": {ANNOTATION_SPEC_HASH: hashed, ANNOTATION_DIGEST: digest,
                             ANNOTATION_REFERENCE: storage["oci"]["reference"]},
         },
         "spec": spec,
@@ -429,28 +555,75 @@ def job_manifest(record, digest, expected_size=0, concurrency=4, verify=False, r
 
 CLEAR_CONTAINER = "clear"
 CLEAR_SCRIPT = ("rm -rf /model-cache/hub /model-cache/.pulled /model-cache/.pulled.tmp /model-cache/.pull-* "
-                "&& ls -A /model-cache")
+                "/model-cache/.revisions && ls -A /model-cache")
+# Keep the revisions named in AIPS_KEEP (manifest digests, space separated) and the served one; remove every
+# other snapshot and its record. A snapshot a kept revision or refs/main names is never removed.
+PRUNE_CONTAINER = "prune"
+PRUNE_SCRIPT = r"""set -eu
+CACHE="$AIPS_CACHE_DIR"; HUB="$AIPS_WORKING_DIR"; REVS="$CACHE/.revisions"; MARKER="$AIPS_MARKER"
+keep=" $AIPS_KEEP $(sed -n 's/^digest=//p' "$MARKER" 2>/dev/null) "
+keep_commits=" "
+for r in "$REVS"/*; do
+  [ -f "$r" ] || continue
+  case "$keep" in *" sha256:${r##*/} "*) keep_commits="$keep_commits$(sed -n 's/^commit=//p' "$r") " ;; esac
+done
+for ref in "$HUB"/models--*/refs/main; do [ -f "$ref" ] && keep_commits="$keep_commits$(cat "$ref") "; done
+for r in "$REVS"/*; do
+  [ -f "$r" ] || continue
+  case "$keep" in *" sha256:${r##*/} "*) continue ;; esac
+  echo "model-prune: dropping sha256:${r##*/} ($(sed -n 's/^tag=//p' "$r"), commit $(sed -n 's/^commit=//p' "$r"))"
+  rm -f "$r"
+done
+for snap in "$HUB"/models--*/snapshots/*; do
+  [ -d "$snap" ] || continue
+  case "$keep_commits" in *" ${snap##*/} "*) continue ;; esac
+  echo "model-prune: removing ${snap#"$HUB"/}"
+  rm -rf "$snap"
+done
+echo "model-prune: kept $(ls "$REVS" 2>/dev/null | wc -l) revision(s)"
+"""
 CLEAR_RESOURCES = {"requests": {"cpu": "50m", "memory": "32Mi", "ephemeral-storage": "1Mi"},
                    "limits": {"cpu": "500m", "memory": "64Mi", "ephemeral-storage": "16Mi"}}
 
 
 def clear_job_manifest(record, uid=pod_security.DEFAULT_UID, active_deadline_seconds=600):
     """The Job that empties the model's claim (the ORAS image's shell), restricted like the pull Job."""
+    return _claim_job_manifest(record, "clear_job", CLEAR_CONTAINER, CLEAR_SCRIPT, [], uid, active_deadline_seconds)
+
+
+def prune_job_manifest(record, keep_digests, holder_node=None, uid=pod_security.DEFAULT_UID,
+                       active_deadline_seconds=600):
+    """The Job that removes every revision of the claim but ``keep_digests`` and the served one."""
+    storage = _storage(record)
+    env = [{"name": "AIPS_CACHE_DIR", "value": storage["mount_path"]},
+           {"name": "AIPS_WORKING_DIR", "value": storage["working_dir"]},
+           {"name": "AIPS_MARKER", "value": storage["marker"]},
+           {"name": "AIPS_KEEP", "value": " ".join(keep_digests)}]
+    job = _claim_job_manifest(record, "prune_job", PRUNE_CONTAINER, PRUNE_SCRIPT, env, uid, active_deadline_seconds)
+    if holder_node:
+        job["spec"]["template"]["spec"]["affinity"] = holder_affinity(holder_node)
+    return job
+
+
+def _claim_job_manifest(record, name_key, container_name, script, env, uid, active_deadline_seconds):
+    """A short maintenance Job on the model's claim (the ORAS image's shell), restricted like the pull Job."""
     storage = _storage(record)
     container = {
-        "name": CLEAR_CONTAINER,
+        "name": container_name,
         "image": storage["oras_image"],
-        "command": ["/bin/sh", "-c", CLEAR_SCRIPT],
+        "command": ["/bin/sh", "-c", script],
         "resources": copy.deepcopy(CLEAR_RESOURCES),
         "securityContext": pod_security.container_security_context(),
         "volumeMounts": [{"name": "model-cache", "mountPath": storage["mount_path"]}],
     }
+    if env:
+        container["env"] = env
     volumes = [{"name": "model-cache", "persistentVolumeClaim": {"claimName": storage["pvc"]}}]
     pod_spec = _job_pod_spec(record, container, volumes, uid, job_affinity(record, follow_model_affinity=False))
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
-        "metadata": {"name": storage["clear_job"], "namespace": record["namespace"], "labels": labels(record)},
+        "metadata": {"name": storage[name_key], "namespace": record["namespace"], "labels": labels(record)},
         "spec": {
             "backoffLimit": 1,
             "ttlSecondsAfterFinished": 600,
@@ -508,12 +681,19 @@ def job_condition(job, kind):
 def parse_marker(text):
     """``key=value`` lines -> dict (unknown lines ignored). Integers for size, files and seconds."""
     result = {}
+    revisions = []
     for line in (text or "").splitlines():
         key, sep, value = line.partition("=")
         key = key.strip()
         if not sep or not key or " " in key:
             continue
+        if key == "revision":
+            fields = value.split() + ["", "", "", ""]
+            revisions.append({"digest": fields[0], "commit": fields[1], "pulled_at": fields[2], "tag": fields[3]})
+            continue
         result[key] = value.strip()
+    if revisions:
+        result["revisions"] = revisions
     for key in ("size", "files", "pull_seconds", "verify_seconds"):
         if key in result:
             try:
@@ -537,10 +717,48 @@ def pvc_annotations(marker):
         value = marker.get(key)
         if value in (None, "", []):
             continue
-        if isinstance(value, list):
+        if key == "revisions":
+            value = json.dumps(value, sort_keys=True, separators=(",", ":"))
+        elif isinstance(value, list):
             value = ",".join(value)
         annotations[naming.annotation_key(key)] = str(value)
     return annotations
+
+
+def claim_revisions(annotations):
+    """The revisions a claim records (newest first): dicts with digest, commit, pulled_at, tag; [] if none."""
+    try:
+        found = json.loads((annotations or {}).get(ANNOTATION_REVISIONS) or "[]")
+    except ValueError:
+        return []
+    return [r for r in found if isinstance(r, dict) and str(r.get("digest", "")).startswith("sha256:")]
+
+
+def revisions_to_keep(annotations, keep=DEFAULT_KEEP_REVISIONS):
+    """(kept, dropped) digests: the served revision plus the ``keep`` newest others stay on the claim."""
+    served = (annotations or {}).get(ANNOTATION_DIGEST)
+    others = [r["digest"] for r in claim_revisions(annotations) if r["digest"] != served]
+    kept = ([served] if served else []) + others[:max(0, int(keep))]
+    return kept, others[max(0, int(keep)):]
+
+
+def rollback_target(annotations, digest=None):
+    """The revision a rollback switches to: ``digest`` if given, else the newest kept one that is not served.
+
+    Returns (revision dict or None, problem or None); a named digest no longer on the claim is returned
+    with ``kept: False`` (a rollback then pulls it again)."""
+    served = (annotations or {}).get(ANNOTATION_DIGEST)
+    revisions = claim_revisions(annotations)
+    if digest:
+        for revision in revisions:
+            if revision["digest"] == digest:
+                return dict(revision, kept=True), None
+        return {"digest": digest, "kept": False}, None
+    for revision in revisions:
+        if revision["digest"] != served:
+            return dict(revision, kept=True), None
+    return None, ("the claim keeps no revision but the served one (%s); name one with rollback_digest "
+                  "(it is pulled again), or raise the kept revisions (model_storage_keep_revisions)" % served)
 
 
 def annotations_marker(annotations):
@@ -548,9 +766,12 @@ def annotations_marker(annotations):
     marker = {}
     prefix = naming.ANNOTATION_PREFIX
     for key, value in (annotations or {}).items():
-        if key.startswith(prefix):
+        if key.startswith(prefix) and key != ANNOTATION_REVISIONS:
             marker[key[len(prefix):].replace("-", "_")] = value
-    return parse_marker("\n".join("%s=%s" % item for item in sorted(marker.items())))
+    parsed = parse_marker("\n".join("%s=%s" % item for item in sorted(marker.items())))
+    if ANNOTATION_REVISIONS in (annotations or {}):
+        parsed["revisions"] = claim_revisions(annotations)
+    return parsed
 
 
 def looked_up_claim_annotations(result):
@@ -566,6 +787,8 @@ def claim_pull_record(pvc):
     annotations = meta.get("annotations") or {}
     found = dict((key, annotations[naming.annotation_key(key)]) for key in ANNOTATED_KEYS
                  if naming.annotation_key(key) in annotations)
+    if "revisions" in found:
+        found["revisions"] = claim_revisions(annotations)
     slug = (meta.get("labels") or {}).get(naming.LABEL_SLUG)
     if slug is not None:
         found["slug"] = slug

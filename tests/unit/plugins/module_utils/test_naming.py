@@ -15,6 +15,7 @@ SEED_NAMES = {
     "pv": "{s}-model-pv",
     "pull_job": "{s}-model-pull",
     "clear_job": "{s}-model-clear",
+    "prune_job": "{s}-model-prune",
     "embeddings_service": "ms-{s}-embeddings",
     "gateway_service": "llmd-gateway-{s}",
     "gateway_defaults": "gateway-defaults-{s}",

@@ -162,7 +162,7 @@ def test_claim_pull_record_and_reset(records):
     # every annotation pvc_annotations writes, and nothing else
     marker = dict((key, "x") for key in pull_job.ANNOTATED_KEYS)
     assert patch["metadata"]["annotations"] == dict((key, None) for key in pull_job.pvc_annotations(marker))
-    assert len(patch["metadata"]["annotations"]) == 9
+    assert len(patch["metadata"]["annotations"]) == 13
 
 
 def test_clear_job_is_named_by_the_plan(records):
@@ -231,3 +231,75 @@ def test_pull_script_has_no_kubelet_variable_references():
     names = re.findall(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)", pull_job.PULL_SCRIPT)
     assert not [n for n in names if n.startswith("AIPS_")]
     assert "$$" not in pull_job.PULL_SCRIPT
+
+
+V1, V2, V3 = ("sha256:" + c * 64 for c in "123")
+
+
+def revisions_annotations(served, *digests):
+    revisions = [{"digest": d, "commit": d[7:47], "pulled_at": "t%d" % i, "tag": "h/p/m:v%d" % i}
+                 for i, d in enumerate(digests)]
+    return pull_job.pvc_annotations({"digest": served, "revisions": revisions})
+
+
+def test_revision_lines_of_the_termination_message_become_one_annotation_and_back():
+    marker = pull_job.parse_marker("status=ok\ndigest=%s\nrevision=%s c2 t2 h/p/m:v2\nrevision=%s c1 t1 h/p/m:v1\n"
+                                   % (V2, V2, V1))
+    assert marker["revisions"] == [{"digest": V2, "commit": "c2", "pulled_at": "t2", "tag": "h/p/m:v2"},
+                                   {"digest": V1, "commit": "c1", "pulled_at": "t1", "tag": "h/p/m:v1"}]
+    annotations = pull_job.pvc_annotations(marker)
+    assert pull_job.claim_revisions(annotations) == marker["revisions"]
+    assert pull_job.annotations_marker(annotations)["revisions"] == marker["revisions"]
+    assert pull_job.claim_pull_record({"metadata": {"annotations": annotations}})["revisions"] == marker["revisions"]
+    assert pull_job.claim_revisions({pull_job.ANNOTATION_REVISIONS: "not json"}) == []
+
+
+def test_the_served_revision_and_the_newest_kept_ones_stay():
+    annotations = revisions_annotations(V3, V3, V2, V1)
+    assert pull_job.revisions_to_keep(annotations, 1) == ([V3, V2], [V1])
+    assert pull_job.revisions_to_keep(annotations, 0) == ([V3], [V2, V1])
+    assert pull_job.revisions_to_keep(annotations, 5) == ([V3, V2, V1], [])
+    # after a rollback the served one is not the newest pull: it is kept all the same
+    assert pull_job.revisions_to_keep(revisions_annotations(V1, V3, V1, V2), 0) == ([V1], [V3, V2])
+
+
+def test_rollback_goes_to_the_newest_kept_revision_or_the_named_one():
+    annotations = revisions_annotations(V3, V3, V2, V1)
+    assert pull_job.rollback_target(annotations)[0]["digest"] == V2
+    assert pull_job.rollback_target(annotations, V1) == (dict(pull_job.claim_revisions(annotations)[2], kept=True), None)
+    assert pull_job.rollback_target(annotations, "sha256:" + "9" * 64) == ({"digest": "sha256:" + "9" * 64,
+                                                                           "kept": False}, None)
+    target, problem = pull_job.rollback_target(revisions_annotations(V3, V3))
+    assert target is None and "keeps no revision but the served one" in problem
+
+
+def pod_on(node, claim, phase="Running", job=None):
+    labels = {"job-name": job} if job else {}
+    return {"metadata": {"namespace": "ns", "name": "p-" + node, "labels": labels},
+            "spec": {"nodeName": node, "volumes": [{"persistentVolumeClaim": {"claimName": claim}}]},
+            "status": {"phase": phase}}
+
+
+def test_a_single_node_cloud_claim_in_use_pins_its_jobs_to_the_serving_pods_node(records):
+    cloud = copy.deepcopy(records["cloud"])
+    claim = cloud["storage"]["pvc"]
+    pods = [pod_on("n2", claim), pod_on("n1", "other"), pod_on("n3", claim, job=cloud["storage"]["pull_job"])]
+    assert pull_job.claim_holder_node(cloud, pods, [cloud["storage"]["pull_job"]]) == "n2"
+    assert pull_job.claim_holder_node(cloud, [pod_on("n2", claim, phase="Succeeded")]) is None
+    job = pull_job.job_manifest(cloud, DIGEST, holder_node="n2")
+    plain = pull_job.job_manifest(cloud, DIGEST)
+    terms = job["spec"]["template"]["spec"]["affinity"]["nodeAffinity"][
+        "requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    assert terms == [{"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": ["n2"]}]}]
+    # where the serving pods run is not part of the Job's identity: a finished Job is not replaced for it
+    assert job["metadata"]["annotations"] == plain["metadata"]["annotations"]
+    prune = pull_job.prune_job_manifest(cloud, [V2], holder_node="n2")
+    assert prune["metadata"]["name"] == cloud["storage"]["prune_job"]
+    assert prune["spec"]["template"]["spec"]["affinity"] == job["spec"]["template"]["spec"]["affinity"]
+    env = dict((e["name"], e["value"]) for e in prune["spec"]["template"]["spec"]["containers"][0]["env"])
+    assert env["AIPS_KEEP"] == V2
+    # RWX claims and hostPath claims (pinned by the plan) need no holder
+    rwx = copy.deepcopy(cloud)
+    rwx["storage"]["access_mode"] = "ReadWriteMany"
+    assert pull_job.claim_holder_node(rwx, pods) is None
+    assert pull_job.claim_holder_node(records["on_prem"], [pod_on("n2", records["on_prem"]["storage"]["pvc"])]) is None

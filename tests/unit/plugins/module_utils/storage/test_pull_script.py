@@ -95,12 +95,12 @@ def _artifact(fake_dir, files, media_types=None, unpack=None):
     return "sha256:" + hashlib.sha256(manifest).hexdigest()
 
 
-def model_files(weights=b"weights-v1"):
-    snap = "%s/snapshots/%s/" % (REPO, COMMIT)
+def model_files(weights=b"weights-v1", commit=COMMIT):
+    snap = "%s/snapshots/%s/" % (REPO, commit)
     config = json.dumps({"architectures": ["BertModel"], "model_type": "bert", "torch_dtype": "float32",
                          "transformers_version": "4.8.2", "hidden_size": 384}, indent=2).encode()
     return {
-        REPO + "/refs/main": COMMIT.encode(),
+        REPO + "/refs/main": commit.encode(),
         snap + "config.json": config,
         snap + "1_Pooling/config.json": b'{"model_type": "pooling-not-top-level"}',
         snap + "model.safetensors": weights,
@@ -130,6 +130,7 @@ class Pod(object):
                "AIPS_CACHE_DIR": str(self.cache), "AIPS_WORKING_DIR": str(self.cache / "hub"),
                "AIPS_MARKER": str(self.cache / ".pulled"), "AIPS_DIGEST": digest,
                "AIPS_PINNED_REFERENCE": "harbor.example/ai-models/minilm@" + digest,
+               "AIPS_SOURCE_REFERENCE": "harbor.example/ai-models/minilm:" + fake.get("tag", "v1"),
                "AIPS_EXPECTED_SIZE": "0", "AIPS_CONCURRENCY": "2", "AIPS_VERIFY": "1",
                "AIPS_TERMINATION_LOG": str(self.termlog), "TMPDIR": str(self.tmpdir),
                "AIPS_TEST_FREE_BYTES": fake.get("free_bytes", ""), "FAKE_SLOW": fake.get("slow", ""),
@@ -169,7 +170,8 @@ def test_fresh_pull_writes_marker_after_verification(pod):
     assert marker["torch_dtype"] == "float32" and marker["transformers_version"] == "4.8.2"
     assert pod.report()["status"] == "ok" and pod.report()["digest"] == digest
     assert (pod.cache / "hub" / REPO / "refs" / "main").read_text() == COMMIT
-    assert sorted(os.listdir(str(pod.cache))) == [".pulled", "hub"]
+    assert sorted(os.listdir(str(pod.cache))) == [".pulled", ".revisions", "hub"]
+    assert records(pod) == [digest[len("sha256:"):]]
 
 
 def test_a_slow_pull_logs_progress_lines_with_bytes_rate_eta_and_files(pod):
@@ -271,6 +273,11 @@ def test_failed_repull_keeps_no_stale_marker_but_old_copy(pod):
     assert pod.marker()["digest"] == old
 
 
+def records(pod):
+    """The revision records on the claim (one file per manifest digest; dot files are the script's own)."""
+    return sorted(name for name in os.listdir(str(pod.cache / ".revisions")) if not name.startswith("."))
+
+
 def tree(pod):
     """Every file under the claim with its bytes (what a failed pull must leave as it was)."""
     found = {}
@@ -348,3 +355,105 @@ def test_fast_path_checks_bytes_not_only_the_file_count(pod):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "pulling afresh" in proc.stdout and pod.report().get("reused") is None
     assert weights.read_bytes() == b"weights-v1"
+
+
+COMMIT_B = "b" * 40
+
+
+def pulled_v1_then_v2(pod):
+    """v1 (commit COMMIT) pulled, then v2 (another commit) pulled beside it; returns both digests."""
+    v1 = _artifact(str(pod.fake), model_files())
+    assert pod.run(v1).returncode == 0
+    v2 = _artifact(str(pod.fake), model_files(weights=b"weights-v2", commit=COMMIT_B))
+    proc = pod.run(v2, tag="v2")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return v1, v2
+
+
+def test_a_new_commit_is_pulled_beside_the_served_one_and_refs_main_switches_to_it(pod):
+    v1, v2 = pulled_v1_then_v2(pod)
+    snapshots = pod.cache / "hub" / REPO / "snapshots"
+    assert sorted(os.listdir(str(snapshots))) == sorted([COMMIT, COMMIT_B])
+    assert (snapshots / COMMIT / "model.safetensors").read_bytes() == b"weights-v1"
+    assert (pod.cache / "hub" / REPO / "refs" / "main").read_text() == COMMIT_B
+    marker = pod.marker()
+    assert (marker["digest"], marker["commit"], marker["tag"]) == (v2, COMMIT_B, "harbor.example/ai-models/minilm:v2")
+    assert marker["files"] == 4     # the served revision only, not both snapshots
+    report = pod.report()
+    assert [(r["digest"], r["commit"], r["tag"]) for r in report["revisions"]] == [
+        (v2, COMMIT_B, "harbor.example/ai-models/minilm:v2"), (v1, COMMIT, "harbor.example/ai-models/minilm:v1")]
+    # the served revision is current: nothing to pull, although another snapshot sits beside it
+    proc = pod.run(v2, fail="down")
+    assert proc.returncode == 0 and "nothing to pull" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_a_kept_revision_is_switched_back_to_without_a_registry_call(pod):
+    v1, v2 = pulled_v1_then_v2(pod)
+    proc = pod.run(v1, fail="down")     # any oras call would fail
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert pod.calls() == [] and "switching to it, nothing to download" in proc.stdout
+    assert (pod.cache / "hub" / REPO / "refs" / "main").read_text() == COMMIT
+    report = pod.report()
+    assert report["switched"] == "true" and report["reused"] == "true" and report["digest"] == v1
+    assert pod.marker()["digest"] == v1 and pod.marker()["switched_at"]
+    assert report["revisions"][0]["digest"] == v1     # the switched-to revision is the newest
+    proc = pod.run(v2, fail="down")
+    assert proc.returncode == 0 and pod.calls() == [], proc.stdout + proc.stderr
+    assert (pod.cache / "hub" / REPO / "refs" / "main").read_text() == COMMIT_B
+
+
+def test_a_kept_revision_with_a_missing_file_is_pulled_again(pod):
+    v1, _v2 = pulled_v1_then_v2(pod)
+    (pod.cache / "hub" / REPO / "snapshots" / COMMIT / "model.safetensors").unlink()
+    _artifact(str(pod.fake), model_files())
+    proc = pod.run(v1)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "its snapshot has 3 of 4 files" in proc.stdout and any(c.startswith("pull ") for c in pod.calls())
+    assert (pod.cache / "hub" / REPO / "snapshots" / COMMIT / "model.safetensors").read_bytes() == b"weights-v1"
+
+
+def test_a_copy_pulled_before_revisions_were_kept_is_recorded_and_can_be_switched_back_to(pod):
+    v1 = _artifact(str(pod.fake), model_files())
+    assert pod.run(v1).returncode == 0
+    # the layout of a claim pulled by the previous release: no .revisions/, no commit/repo/tag in the marker
+    shutil.rmtree(str(pod.cache / ".revisions"))
+    marker = pod.cache / ".pulled"
+    marker.write_text("".join(line + "\n" for line in marker.read_text().splitlines()
+                              if not line.startswith(("commit=", "repo=", "tag="))))
+    assert pod.run(v1, fail="down").returncode == 0     # still current
+    v2 = _artifact(str(pod.fake), model_files(weights=b"weights-v2", commit=COMMIT_B))
+    assert pod.run(v2).returncode == 0
+    assert records(pod) == sorted([v1[7:], v2[7:]])
+    proc = pod.run(v1, fail="down")
+    assert proc.returncode == 0 and pod.calls() == [], proc.stdout + proc.stderr
+
+
+def test_an_artifact_with_two_snapshots_is_refused(pod):
+    files = model_files()
+    files["%s/snapshots/%s/other.bin" % (REPO, COMMIT_B)] = b"x"
+    digest = _artifact(str(pod.fake), files)
+    proc = pod.run(digest)
+    assert proc.returncode == pull_job.PERMANENT_EXIT_CODE
+    assert "the artifact holds two snapshots" in pod.report()["reason"]
+
+
+def run_prune(pod, keep):
+    env = {"PATH": pod.path, "AIPS_CACHE_DIR": str(pod.cache), "AIPS_WORKING_DIR": str(pod.cache / "hub"),
+           "AIPS_MARKER": str(pod.cache / ".pulled"), "AIPS_KEEP": " ".join(keep)}
+    return subprocess.run([shutil.which("busybox"), "sh", "-c", pull_job.PRUNE_SCRIPT], env=env,
+                          capture_output=True, text=True, check=False)
+
+
+def test_prune_keeps_the_served_and_the_named_revisions_and_removes_the_rest(pod):
+    v1, v2 = pulled_v1_then_v2(pod)
+    snapshots = pod.cache / "hub" / REPO / "snapshots"
+    proc = run_prune(pod, [v2, v1])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert sorted(os.listdir(str(snapshots))) == sorted([COMMIT, COMMIT_B])
+    proc = run_prune(pod, [])           # the served revision is kept even when not named
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert os.listdir(str(snapshots)) == [COMMIT_B]
+    assert records(pod) == [v2[7:]]
+    assert "removing %s/snapshots/%s" % (REPO, COMMIT) in proc.stdout
+    # the served copy is intact and current
+    assert pod.run(v2, fail="down").returncode == 0 and "nothing to pull" in pod.run(v2, fail="down").stdout
