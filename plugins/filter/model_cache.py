@@ -39,6 +39,15 @@ def claim_pull_record(claim):
     return pull_job.claim_pull_record(claim)
 
 
+def rollback_target(claim, digest=None):
+    """``{"revision": ..., "note": ...}``: the revision a rollback of this claim switches to (or none, and why)."""
+    if not isinstance(claim, dict):
+        raise AnsibleFilterError("rollback_target: expects a claim object (k8s_info resource), got %s"
+                                 % type(claim).__name__)
+    revision, note = pull_job.rollback_target((claim.get("metadata") or {}).get("annotations") or {}, digest or None)
+    return {"revision": revision, "note": note}
+
+
 def model_claim_reset(record):
     """The merge patch that drops one model claim's record of its pull."""
     try:
@@ -54,4 +63,5 @@ class FilterModule(object):
             "human_bytes": human_bytes,
             "claim_pull_record": claim_pull_record,
             "model_claim_reset": model_claim_reset,
+            "rollback_target": rollback_target,
         }

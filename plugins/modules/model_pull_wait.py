@@ -133,6 +133,13 @@ reused:
   returned: success
   type: bool
   version_added: 0.2.0
+switched:
+  description:
+    - True when O(digest) was a revision kept on the volume beside the served one (an earlier pull); the Job
+      pointed the hub cache's C(refs/main) back at its snapshot, without a download or a registry call.
+  returned: success
+  type: bool
+  version_added: 0.2.0
 metadata:
   description: Facts from the model's config.json (architectures, model_type, torch_dtype, transformers_version).
   returned: success
@@ -218,9 +225,11 @@ def execute_module(module, client):
         if ok:
             reused = marker.get("reused") == "true"
             module.exit_json(digest=marker["digest"], size=marker.get("size"), files=marker.get("files"),
-                             reused=reused, pull_seconds=0 if reused else marker.get("pull_seconds", 0),
+                             reused=reused, switched=marker.get("switched") == "true", pull_seconds=0 if reused else marker.get("pull_seconds", 0),
                              verify_seconds=0 if reused else marker.get("verify_seconds", 0), msg="%s %s" % (
-                                 "reused the verified copy on the volume, nothing pulled:" if reused else "pulled",
+                                 ("switched to the revision kept on the volume, nothing pulled:"
+                                  if marker.get("switched") == "true" else
+                                  "reused the verified copy on the volume, nothing pulled:") if reused else "pulled",
                                  marker["digest"]),
                              metadata=pull_job.model_metadata(marker), marker=marker,
                              annotations=pull_job.pvc_annotations(marker), **result)

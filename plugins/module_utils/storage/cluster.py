@@ -103,12 +103,11 @@ class PullApi(object):
             # 410 Gone (an old resourceVersion) and the like: the caller re-reads the Job and its pods.
             time.sleep(0.2)
 
-    def pod_log(self, pod_name, lines=20):
+    def pod_log(self, pod_name, lines=20, container=pull_job.CONTAINER):
         from kubernetes.client import CoreV1Api
         try:
             api = CoreV1Api(self.client.client.client)
-            return api.read_namespaced_pod_log(pod_name, self.namespace, container=pull_job.CONTAINER,
-                                               tail_lines=lines)
+            return api.read_namespaced_pod_log(pod_name, self.namespace, container=container, tail_lines=lines)
         except Exception as exc:  # the log is extra detail; never hide the real failure behind it
             return "(no log: %s)" % exc
 
@@ -185,7 +184,8 @@ def apply_storage(client, record, digest, expected_size=0, check_mode=False, rep
     namespace = record["namespace"]
     wanted_pv = pull_job.pv_manifest(record, hostpath_storage_class)
     wanted_pvc = pull_job.pvc_manifest(record, hostpath_storage_class)
-    wanted_job = pull_job.job_manifest(record, digest, expected_size=expected_size, **job_options)
+    holder = claim_holder(client, record)
+    wanted_job = pull_job.job_manifest(record, digest, expected_size=expected_size, holder_node=holder, **job_options)
     actions = {}
     if wanted_pv:
         actions["pv"] = _ensure(client, pv_res, wanted_pv, pull_job.pv_conflicts, check_mode,
@@ -203,6 +203,46 @@ def apply_storage(client, record, digest, expected_size=0, check_mode=False, rep
     actions["job"] = {"create": "created", "replace": "replaced", "keep": "kept"}[action]
     actions["job_reason"] = why
     return changed, actions, {"pv": wanted_pv, "pvc": wanted_pvc, "job": wanted_job}
+
+
+def claim_holder(client, record):
+    """The node whose serving pods hold the record's single-node claim (pull_job.claim_holder_node); None
+    without such a claim or pods (one pod list only for a dynamic ReadWriteOnce claim)."""
+    storage = record["storage"]
+    if storage.get("job_affinity") or storage.get("access_mode", pull_job.ACCESS_RWO) not in pull_job.SINGLE_NODE_MODES:
+        return None
+    pods = (_dict(client.get(client.resource("Pod", "v1"), namespace=record["namespace"])) or {}).get("items") or []
+    return pull_job.claim_holder_node(record, pods, [storage["pull_job"], storage.get("prune_job")])
+
+
+def run_claim_job(client, job, timeout, check_mode=False):
+    """Create a short Job on a claim (replacing a leftover one), wait for it, delete it; return its pod log
+    tail on failure as a PullApiError."""
+    job_res = client.resource("Job", "batch/v1")
+    name, namespace = job["metadata"]["name"], job["metadata"]["namespace"]
+    delete(client, job_res, name, namespace, check_mode)
+    if check_mode:
+        return
+    _create(client, job_res, job, check_mode)
+    deadline = time.monotonic() + timeout
+    state = None
+    while time.monotonic() < deadline:
+        live = _get(client, job_res, name, namespace)
+        if pull_job.job_condition(live, "Complete"):
+            state = "Complete"
+            break
+        if pull_job.job_condition(live, "Failed"):
+            state = "Failed"
+            break
+        time.sleep(0.5)
+    if state != "Complete":
+        api = PullApi(client, namespace, name)
+        pods = api.list_pods()
+        log = api.pod_log(pods[-1]["metadata"]["name"], container=job["spec"]["template"]["spec"]["containers"][0][
+            "name"]) if pods else "(no pod)"
+        raise PullApiError("Job %s/%s %s: %s" % (namespace, name, "failed" if state else "did not finish in %ds" % timeout,
+                                                 log.strip()[-600:]))
+    delete(client, job_res, name, namespace)
 
 
 def remove_storage(client, record, check_mode=False, keep_claim=False):

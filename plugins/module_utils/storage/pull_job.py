@@ -743,10 +743,12 @@ def revisions_to_keep(annotations, keep=DEFAULT_KEEP_REVISIONS):
 
 
 def rollback_target(annotations, digest=None):
-    """The revision a rollback switches to: ``digest`` if given, else the newest kept one that is not served.
+    """The revision a rollback switches to: ``digest`` if given, else the newest kept one pulled before the
+    served one (so a second rollback does not undo the first).
 
-    Returns (revision dict or None, problem or None); a named digest no longer on the claim is returned
-    with ``kept: False`` (a rollback then pulls it again)."""
+    Returns (revision or None, note): a named digest no longer on the claim comes back with
+    ``kept: False`` (the rollback pulls it again); None with a note when no earlier revision is kept.
+    """
     served = (annotations or {}).get(ANNOTATION_DIGEST)
     revisions = claim_revisions(annotations)
     if digest:
@@ -754,11 +756,13 @@ def rollback_target(annotations, digest=None):
             if revision["digest"] == digest:
                 return dict(revision, kept=True), None
         return {"digest": digest, "kept": False}, None
-    for revision in revisions:
-        if revision["digest"] != served:
-            return dict(revision, kept=True), None
-    return None, ("the claim keeps no revision but the served one (%s); name one with rollback_digest "
-                  "(it is pulled again), or raise the kept revisions (model_storage_keep_revisions)" % served)
+    served_at = ([r.get("pulled_at") or "" for r in revisions if r["digest"] == served] + [None])[0]
+    older = [r for r in revisions if r["digest"] != served and (served_at is None or (r.get("pulled_at") or "") < served_at)]
+    if older:
+        return dict(max(older, key=lambda r: r.get("pulled_at") or ""), kept=True), None
+    return None, ("the claim keeps no revision pulled before the served one (%s): nothing to roll back to. Name "
+                  "one with rollback_digest (pulled again when not kept); model_storage_keep_revisions sets how "
+                  "many are kept" % served)
 
 
 def annotations_marker(annotations):

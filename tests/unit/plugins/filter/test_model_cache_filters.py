@@ -14,7 +14,8 @@ from ansible_collections.ai_platform.serving.plugins.filter import model_cache
 
 
 def test_filter_map():
-    assert sorted(model_cache.FilterModule().filters()) == ["claim_fate", "claim_pull_record", "human_bytes", "model_claim_reset"]
+    assert sorted(model_cache.FilterModule().filters()) == ["claim_fate", "claim_pull_record", "human_bytes", "model_claim_reset",
+                                                            "rollback_target"]
 
 
 def test_claim_pull_record_and_reset_check_their_input():

@@ -263,14 +263,17 @@ def test_the_served_revision_and_the_newest_kept_ones_stay():
     assert pull_job.revisions_to_keep(revisions_annotations(V1, V3, V1, V2), 0) == ([V1], [V3, V2])
 
 
-def test_rollback_goes_to_the_newest_kept_revision_or_the_named_one():
-    annotations = revisions_annotations(V3, V3, V2, V1)
+def test_rollback_goes_to_the_newest_revision_pulled_before_the_served_one_or_the_named_one():
+    # revisions_annotations numbers pulled_at t0, t1, ... in the order given: V1 is the oldest pull here
+    annotations = revisions_annotations(V3, V1, V2, V3)
     assert pull_job.rollback_target(annotations)[0]["digest"] == V2
-    assert pull_job.rollback_target(annotations, V1) == (dict(pull_job.claim_revisions(annotations)[2], kept=True), None)
+    assert pull_job.rollback_target(annotations, V1) == (dict(pull_job.claim_revisions(annotations)[0], kept=True), None)
     assert pull_job.rollback_target(annotations, "sha256:" + "9" * 64) == ({"digest": "sha256:" + "9" * 64,
                                                                            "kept": False}, None)
-    target, problem = pull_job.rollback_target(revisions_annotations(V3, V3))
-    assert target is None and "keeps no revision but the served one" in problem
+    # rolled back to V2: a second rollback goes further back (V1), not forward to V3
+    assert pull_job.rollback_target(revisions_annotations(V2, V1, V2, V3))[0]["digest"] == V1
+    target, note = pull_job.rollback_target(revisions_annotations(V1, V1, V2, V3))
+    assert target is None and "keeps no revision pulled before the served one" in note
 
 
 def pod_on(node, claim, phase="Running", job=None):
@@ -303,3 +306,15 @@ def test_a_single_node_cloud_claim_in_use_pins_its_jobs_to_the_serving_pods_node
     rwx["storage"]["access_mode"] = "ReadWriteMany"
     assert pull_job.claim_holder_node(rwx, pods) is None
     assert pull_job.claim_holder_node(records["on_prem"], [pod_on("n2", records["on_prem"]["storage"]["pvc"])]) is None
+
+
+def test_only_claims_that_keep_too_much_are_pruned_and_their_annotation_keeps_the_rest(records):
+    from ansible_collections.ai_platform.serving.plugins.module_utils import model_revisions
+    record = records["on_prem"]
+    full = {"metadata": {"namespace": record["namespace"], "name": record["storage"]["pvc"],
+                         "annotations": revisions_annotations(V3, V3, V2, V1)}}
+    found = model_revisions.plan_prunes([record, records["claim"]], [full], 1)
+    assert [(r["slug"], kept, dropped) for r, _a, kept, dropped in found] == [(record["slug"], [V3, V2], [V1])]
+    assert model_revisions.plan_prunes([record], [full], 2) == []
+    patch = model_revisions.kept_revisions_patch(record, full["metadata"]["annotations"], [V3, V2])
+    assert [r["digest"] for r in pull_job.claim_revisions(patch["metadata"]["annotations"])] == [V3, V2]

@@ -1,0 +1,67 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The revisions a model claim keeps, against the cluster API: prune the ones no longer kept.
+
+A claim holds the served revision and earlier ones side by side (the pull script keeps them;
+its ``ai-platform.serving/revisions`` annotation lists them, the most recently served first).
+``prune`` runs once the serving pods rolled onto the served revision: for every record whose
+claim lists more than the served one plus ``keep`` others, one short Job removes the rest
+(placed with the serving pods on a single-node claim), then the annotation is updated.
+Claims are read with one list call for all models.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.ai_platform.serving.plugins.module_utils import naming, pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.pull_k8s import (
+    _dict,
+    claim_holder,
+    run_claim_job,
+)
+
+
+def plan_prunes(records, claims, keep):
+    """[(record, annotations, kept, dropped)] for the records whose claim keeps more than it should."""
+    by_name = dict(("%s/%s" % ((c.get("metadata") or {}).get("namespace"), (c.get("metadata") or {}).get("name")),
+                    (c.get("metadata") or {}).get("annotations") or {}) for c in claims or [])
+    found = []
+    for record in records or []:
+        storage = record.get("storage") or {}
+        if storage.get("mode") != "harbor":
+            continue
+        annotations = by_name.get("%s/%s" % (record["namespace"], storage["pvc"]))
+        if not annotations:
+            continue
+        kept, dropped = pull_job.revisions_to_keep(annotations, keep)
+        if dropped:
+            found.append((record, annotations, kept, dropped))
+    return found
+
+
+def kept_revisions_patch(record, annotations, kept):
+    """The merge patch that leaves only the ``kept`` revisions in the claim's revisions annotation."""
+    revisions = [r for r in pull_job.claim_revisions(annotations) if r["digest"] in kept]
+    return {"metadata": {"annotations": {
+        pull_job.ANNOTATION_REVISIONS: pull_job.pvc_annotations({"revisions": revisions}).get(
+            pull_job.ANNOTATION_REVISIONS, "[]")}}}
+
+
+def prune(client, records, keep=pull_job.DEFAULT_KEEP_REVISIONS, check_mode=False, timeout=600, uid=None):
+    """Prune every record's claim down to its kept revisions; return {slug: {"kept": [...], "dropped": [...]}}."""
+    pvc_res = client.resource("PersistentVolumeClaim", "v1")
+    selector = ",".join(naming.label_selectors(naming.SELECTIONS["model_cache"]))
+    claims = (_dict(client.get(pvc_res, label_selector=selector)) or {}).get("items") or []
+    done = {}
+    for record, annotations, kept, dropped in plan_prunes(records, claims, keep):
+        options = {} if uid is None else {"uid": uid}
+        job = pull_job.prune_job_manifest(record, kept, holder_node=claim_holder(client, record),
+                                          active_deadline_seconds=timeout, **options)
+        run_claim_job(client, job, timeout + 30, check_mode)
+        if not check_mode:
+            client.patch(pvc_res, kept_revisions_patch(record, annotations, kept), name=record["storage"]["pvc"],
+                         namespace=record["namespace"], content_type="application/merge-patch+json")
+        done[record["slug"]] = {"kept": kept, "dropped": dropped}
+    return done
