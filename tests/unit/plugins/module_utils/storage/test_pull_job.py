@@ -309,7 +309,7 @@ def test_a_single_node_cloud_claim_in_use_pins_its_jobs_to_the_serving_pods_node
 
 
 def test_only_claims_that_keep_too_much_are_pruned_and_their_annotation_keeps_the_rest(records):
-    from ansible_collections.ai_platform.serving.plugins.module_utils import model_revisions
+    from ansible_collections.ai_platform.serving.plugins.module_utils.storage import revisions as model_revisions
     record = records["on_prem"]
     full = {"metadata": {"namespace": record["namespace"], "name": record["storage"]["pvc"],
                          "annotations": revisions_annotations(V3, V3, V2, V1)}}

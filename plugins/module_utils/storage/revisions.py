@@ -15,8 +15,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import naming, pull_job
-from ansible_collections.ai_platform.serving.plugins.module_utils.pull_k8s import (
+from ansible_collections.ai_platform.serving.plugins.module_utils import naming
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import (
     _dict,
     claim_holder,
     run_claim_job,
