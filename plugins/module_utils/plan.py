@@ -381,25 +381,30 @@ class _ModelChecker(object):
         storage_class = source.get("storageClass")
         node = source.get("hostpathNode")
         hostpath_dir = source.get("hostpathDir")
-        access_mode = source.get("accessMode", ACCESS_MODES[0])
+        # on-prem with a storageClass and no hostpathNode: a dynamic claim on RWX storage (NFS, Longhorn),
+        # ReadWriteMany unless accessMode says otherwise; with a hostpathNode the hostPath PV wins, as before
+        dynamic_on_prem = on_prem and bool(storage_class) and not node
+        access_mode = source.get("accessMode", ACCESS_MODES[1] if dynamic_on_prem else ACCESS_MODES[0])
         if access_mode not in ACCESS_MODES:
             self.fail("modelSource.accessMode", access_mode, "accessMode must be one of %s" % ", ".join(ACCESS_MODES),
                       "write ReadWriteOnce (one node mounts the claim), or ReadWriteMany with a storageClass that "
                       "offers it (NFS, Longhorn, EFS, Filestore, Azure Files)")
-        elif on_prem and access_mode != ACCESS_MODES[0]:
+        elif on_prem and not dynamic_on_prem and access_mode != ACCESS_MODES[0]:
             self.fail("modelSource.accessMode", access_mode,
-                      "on-prem the claim binds to a hostPath PV, which only the node holding the directory mounts",
-                      "remove accessMode (ReadWriteOnce), or serve from a ReadWriteMany claim you own with a "
-                      "pvc:// modelSource")
-        if on_prem:
+                      "on-prem without a storageClass the claim binds to a hostPath PV, which only the node holding "
+                      "the directory mounts",
+                      "remove accessMode (ReadWriteOnce), add a storageClass of ReadWriteMany storage (NFS, "
+                      "Longhorn), or serve from a ReadWriteMany claim you own with a pvc:// modelSource")
+        if on_prem and not dynamic_on_prem:
             if storage_class:
                 self.warn("modelSource.storageClass", storage_class,
-                          "storageClass is ignored on-prem: the claim binds to a static hostPath PV",
-                          "remove storageClass from the on-prem entry")
+                          "storageClass is ignored on-prem with a hostpathNode: the claim binds to a static hostPath PV",
+                          "remove storageClass, or remove hostpathNode for a dynamic claim of that class")
                 storage_class = None
             if not isinstance(node, str) or not node:
                 self.fail("modelSource.hostpathNode", node, "on-prem needs the node that holds the hostPath directory",
-                          "set hostpathNode to the node's kubernetes.io/hostname label")
+                          "set hostpathNode to the node's kubernetes.io/hostname label, or a storageClass of "
+                          "ReadWriteMany storage (NFS, Longhorn) for a dynamic claim")
             elif naming.label_value_problem(node):
                 self.fail("modelSource.hostpathNode", node, "hostpathNode is matched against the node's "
                           "kubernetes.io/hostname label: " + naming.label_value_problem(node),
@@ -407,10 +412,12 @@ class _ModelChecker(object):
                           "(kubectl get nodes -L kubernetes.io/hostname)")
             hostpath_dir = self._hostpath_dir(slug, hostpath_dir)
         else:
+            where = "with a storageClass (a dynamic claim)" if dynamic_on_prem else "on cloud"
             for field, value in (("hostpathNode", node), ("hostpathDir", hostpath_dir)):
                 if value:
-                    self.warn("modelSource.%s" % field, value, "%s is ignored on cloud" % field,
-                              "remove %s, or set %s: on-prem" % (field, _setting_field("cloud_provider")))
+                    self.warn("modelSource.%s" % field, value, "%s is ignored %s" % (field, where),
+                              "remove %s, or remove storageClass for a hostPath claim" % field if dynamic_on_prem
+                              else "remove %s, or set %s: on-prem" % (field, _setting_field("cloud_provider")))
             node = hostpath_dir = None
         oras = self._oras_image()
         if not self.ok:
@@ -418,7 +425,7 @@ class _ModelChecker(object):
         return {
             "mode": STORAGE_HARBOR,
             "pvc": names["pvc"],
-            "pv": names["pv"] if on_prem else None,
+            "pv": names["pv"] if on_prem and not dynamic_on_prem else None,
             "pull_job": names["pull_job"],
             "clear_job": names["clear_job"],
             "prune_job": names["prune_job"],

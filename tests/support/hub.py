@@ -80,12 +80,13 @@ def build_hub_cache(model_dir, hub_dir, repo_id, commit):
     return repo
 
 
-def variant_hub(tmp_path, name, extra):
-    """A MiniLM hub cache with one more file (``extra`` bytes): a new revision with a new digest."""
+def variant_hub(tmp_path, name, extra, commit=MINILM_COMMIT):
+    """A MiniLM hub cache with one more file (``extra`` bytes): a new revision with a new digest (under
+    another ``commit`` when given, so it is pulled beside the first one)."""
     model_dir = os.path.join(str(tmp_path), "model-" + name)
     shutil.copytree(minilm_dir(), model_dir)
     with open(os.path.join(model_dir, "extra.bin"), "wb") as handle:
         handle.write(extra)
     hub = os.path.join(str(tmp_path), "hub-" + name)
-    build_hub_cache(model_dir, hub, MINILM_REPO, MINILM_COMMIT)
+    build_hub_cache(model_dir, hub, MINILM_REPO, commit)
     return hub

@@ -13,9 +13,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import hashlib
 import json
 import math
 import os
+import time
 import urllib.request
 
 import pytest
@@ -167,27 +169,81 @@ def served_digests(kube, namespace):
     return found
 
 
-def test_a_new_pull_under_the_same_tag_rolls_the_serving_pods_onto_it(deployed, tmp_path):
+def served_root(stack):
+    """The snapshot the embedder's server resolved its model to, as its /v1/models reports it."""
+    slug, namespace = stack.slug("embedder"), stack.namespace("embedder")
+    answer = stack.query("http://ms-%s-embeddings.%s.svc.cluster.local:8200/v1/models" % (slug, namespace))
+    assert answer.returncode == 0, answer.stderr
+    models, _end = json.JSONDecoder().raw_decode(answer.stdout.strip())
+    return models["data"][0]["root"]
+
+
+SNAPSHOTS = "/model-cache/hub/models--sentence-transformers--all-MiniLM-L6-v2/snapshots/"
+V2_COMMIT = hashlib.sha1(b"revision 2").hexdigest()
+
+
+def assert_serving(stack, digest, commit):
+    """Every serving Deployment of the embedder stamped with ``digest`` and rolled out; the server on ``commit``."""
+    for name, (served, updated, available, replicas) in served_digests(stack.kube, stack.namespace("embedder")).items():
+        assert served == digest and updated == replicas and available == replicas, (
+            name, served, updated, available, replicas)
+    assert served_root(stack) == SNAPSHOTS + commit
+
+
+def claim_annotations(stack):
+    return stack.kube.get("pvc", "%s-model" % stack.slug("embedder"), stack.namespace("embedder"))["metadata"][
+        "annotations"]
+
+
+def kept(stack):
+    return [r["digest"] for r in json.loads(claim_annotations(stack)["ai-platform.serving/revisions"])]
+
+
+def test_upgrade_pulls_beside_rolls_and_a_rollback_switches_back_without_the_registry(deployed, tmp_path,
+                                                                                      query_secret):
     stack, run = deployed
     assert run.rc == 0, str(run)
-    namespace = stack.namespace("embedder")
-    before = served_digests(stack.kube, namespace)
-    assert before and all(v[0] == stack.published["digest"] for v in before.values()), before
-    # v2 under the same tag: the claim is pulled again and the decode pods roll onto it
-    v2 = publish(stack.lab, stack.tmp, hub_fixture.variant_hub(tmp_path, stack.suffix, b"revision 2\n" * 64),
-                 stack.repository)
-    assert v2["digest"] != stack.published["digest"]
-    again = stack.site()
-    assert again.rc == 0, str(again)
-    after = served_digests(stack.kube, namespace)
-    assert set(after) == set(before), (before, after)
-    for name, (digest, updated, available, replicas) in after.items():
-        assert digest == v2["digest"] and updated == replicas and available == replicas, (
-            name, digest, updated, available, replicas)
-    claim = stack.kube.get("pvc", "%s-model" % stack.slug("embedder"), namespace)
-    assert claim["metadata"]["annotations"]["ai-platform.serving/digest"] == v2["digest"]
+    v1 = stack.published
+    assert_serving(stack, v1["digest"], hub_fixture.MINILM_COMMIT)
+    # v2, another commit, under the same tag: pulled beside v1, the pods roll onto it, v1 stays (keep 1)
+    v2 = publish(stack.lab, stack.tmp, hub_fixture.variant_hub(tmp_path, stack.suffix, b"revision 2\n" * 64,
+                                                               V2_COMMIT), stack.repository)
+    assert v2["digest"] != v1["digest"]
+    upgrade = stack.site()
+    assert upgrade.rc == 0, str(upgrade)
+    assert_serving(stack, v2["digest"], V2_COMMIT)
+    assert claim_annotations(stack)["ai-platform.serving/digest"] == v2["digest"]
+    assert kept(stack) == [v2["digest"], v1["digest"]]
+    # the rollback: a switch on the claim (no request for the model's repository), then the pods roll
+    from labkit import config  # pylint: disable=import-outside-toplevel,import-error
+    log = os.path.join(str(config.lab_paths().root), "logs", "registry.log")   # the lab registry's access log
+    mark = os.path.getsize(log)
+    started = time.monotonic()
+    back = stack.play("rollback.yml", rollback_model=stack.slug("embedder"))
+    took = time.monotonic() - started
+    assert back.rc == 0, str(back)
+    print("rollback to v1 took %.1f s (playbook, switch on the claim, rollout)" % took)
+    assert "switched on the claim, nothing downloaded" in back.output, back.output
+    with open(log) as handle:
+        handle.seek(mark)
+        model_requests = [line for line in handle if "/v2/ai-models/%s/" % stack.repository in line]
+    assert model_requests == [], model_requests
+    assert_serving(stack, v1["digest"], hub_fixture.MINILM_COMMIT)
+    assert kept(stack) == [v1["digest"], v2["digest"]]
+    again = stack.play("rollback.yml", rollback_model=stack.slug("embedder"))
+    assert again.rc == 0 and again.changed == 0, str(again)
+    assert "keeps no revision pulled before the served one" in again.output
+    # site.yml returns to the tag's v2 (kept: switched, not downloaded); with 0 kept, v1 goes after the rollout
+    pv = stack.kube.get("pv", "%s-model-pv" % stack.slug("embedder"))
+    v1_dir = os.path.join(pv["spec"]["hostPath"]["path"], "hub", "models--sentence-transformers--all-MiniLM-L6-v2",
+                          "snapshots", hub_fixture.MINILM_COMMIT)
+    assert os.path.isdir(v1_dir)
+    forward = stack.site(aips_keep_revisions=0)
+    assert forward.rc == 0, str(forward)
+    assert_serving(stack, v2["digest"], V2_COMMIT)
+    assert kept(stack) == [v2["digest"]] and not os.path.exists(v1_dir)
     stack.published = v2
-    rerun = stack.site()
+    rerun = stack.site(aips_keep_revisions=0)
     assert rerun.rc == 0 and rerun.changed == 0, str(rerun)
 
 

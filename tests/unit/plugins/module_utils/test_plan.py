@@ -97,3 +97,12 @@ def test_serving_replicas_count_decode_and_created_prefill(tmp_path, values, rep
     path.write_text(yaml.safe_dump(values))
     assert serving_replicas(str(path)) == replicas
     assert serving_replicas(str(tmp_path / "missing.yaml")) is None
+
+
+def test_an_on_prem_storage_class_without_a_node_makes_a_dynamic_rwx_claim(tmp_path):
+    case = [c for c in load_cases() if c["id"] == "on-prem-storage-class-without-node-is-a-dynamic-rwx-claim"][0]
+    records, problems = build_plan(case_settings(tmp_path, case))
+    assert [p for p in problems if p.severity == "error"] == []
+    storage = records[0]["storage"]
+    assert (storage["pv"], storage["hostpath_node"], storage["storage_class"], storage["access_mode"]) == (
+        None, None, "longhorn", "ReadWriteMany")
