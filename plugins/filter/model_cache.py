@@ -48,6 +48,15 @@ def rollback_target(claim, digest=None):
     return {"revision": revision, "note": note}
 
 
+def revision_line(revision):
+    """One kept revision as a line of the cache listing: digest, tag, commit and pull time."""
+    if not isinstance(revision, dict):
+        raise AnsibleFilterError("revision_line: expects one of claim_pull_record's revisions, got %s"
+                                 % type(revision).__name__)
+    return "%s (%s, commit %s, pulled %s)" % (revision.get("digest"), revision.get("tag") or "no tag recorded",
+                                              (revision.get("commit") or "?")[:12], revision.get("pulled_at") or "?")
+
+
 def model_claim_reset(record):
     """The merge patch that drops one model claim's record of its pull."""
     try:
@@ -64,4 +73,5 @@ class FilterModule(object):
             "claim_pull_record": claim_pull_record,
             "model_claim_reset": model_claim_reset,
             "rollback_target": rollback_target,
+            "revision_line": revision_line,
         }

@@ -15,7 +15,7 @@ from ansible_collections.ai_platform.serving.plugins.filter import model_cache
 
 def test_filter_map():
     assert sorted(model_cache.FilterModule().filters()) == ["claim_fate", "claim_pull_record", "human_bytes", "model_claim_reset",
-                                                            "rollback_target"]
+                                                            "revision_line", "rollback_target"]
 
 
 def test_claim_pull_record_and_reset_check_their_input():
@@ -46,3 +46,12 @@ def test_human_bytes():
     assert model_cache.human_bytes("2048") == "2.0 KiB"
     with pytest.raises(AnsibleFilterError, match="number of bytes"):
         model_cache.human_bytes("lots")
+
+
+def test_revision_line_names_digest_tag_commit_and_time():
+    line = model_cache.revision_line({"digest": "sha256:ab", "tag": "h/p/m:v2", "commit": "0123456789abcdef",
+                                      "pulled_at": "2026-12-03T10:00:00Z"})
+    assert line == "sha256:ab (h/p/m:v2, commit 0123456789ab, pulled 2026-12-03T10:00:00Z)"
+    assert model_cache.revision_line({"digest": "sha256:ab"}) == "sha256:ab (no tag recorded, commit ?, pulled ?)"
+    with pytest.raises(AnsibleFilterError, match="revision_line: expects"):
+        model_cache.revision_line("sha256:ab")
