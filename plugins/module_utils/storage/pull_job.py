@@ -303,6 +303,12 @@ mtype=$(field model_type); tversion=$(field transformers_version)
 # (serving_stack prunes once the serving pods rolled onto the new one). A new digest of the commit
 # already on the claim replaces that snapshot (the only case where a copy goes before the switch).
 SNAP="$HUB/$FOLDER/snapshots/$COMMIT"
+# on a fresh claim the container runtime made hub/ (the workingDir) as root, empty: put one of ours there
+if [ -d "$HUB" ] && [ ! -w "$HUB" ]; then
+  [ -z "$(ls -A "$HUB")" ] || fail 42 "hub/ on the claim is not writable by uid $(id -u) and not empty: give it to \
+that uid (chown -R $(id -u):$(id -g) on the node) or clear the claim (playbooks/cache.yml)"
+  rmdir "$HUB"
+fi
 mkdir -p "$HUB/$FOLDER/snapshots" "$REVS"
 # a copy pulled before revisions were kept side by side gets its record now, so it can be switched back to
 old=$(field_of digest "$MARKER" 2>/dev/null || true)
