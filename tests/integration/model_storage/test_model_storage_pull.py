@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 
+from ansible_collections.ai_platform.serving.tests.support import HARBOR
 from ansible_collections.ai_platform.serving.tests.support.hub import variant_hub
 from ansible_collections.ai_platform.serving.tests.support.lab import publish
 from ansible_collections.ai_platform.serving.tests.support.playbook import ansible_playbook
@@ -99,9 +100,45 @@ def test_moved_tag_replaces_the_job_and_pulls_afresh(model_factory, minilm_hub, 
                             "snapshots", "c9745ed1d9f207416be6d2e6f8de32d1f16199bf")
     with open(os.path.join(snapshot, "extra.bin"), "rb") as handle:
         assert handle.read() == b"new revision\n"
-    assert sorted(os.listdir(model.hostpath_dir)) == [".pulled", "hub"]
+    assert sorted(os.listdir(model.hostpath_dir)) == [".pulled", ".revisions", "hub"]
     annotations = kube.get("pvc", model.pvc, model.namespace)["metadata"]["annotations"]
     assert annotations["ai-platform.serving/digest"] == moved["digest"]
+
+
+def holder_pod(model):
+    """A pod that mounts the model's claim as a serving pod does (busybox from the lab registry)."""
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "holder-" + model.slug, "namespace": model.namespace},
+            "spec": {"imagePullSecrets": [{"name": "harbor-creds"}], "terminationGracePeriodSeconds": 0,
+                     "containers": [{"name": "hold", "image": "%s/images-infra/library/busybox:1.35.0" % HARBOR,
+                                     "command": ["sleep", "3600"],
+                                     "volumeMounts": [{"name": "m", "mountPath": "/model-cache", "readOnly": True}]}],
+                     "volumes": [{"name": "m", "persistentVolumeClaim": {"claimName": model.pvc, "readOnly": True}}]}}
+
+
+def test_a_dynamic_rwo_claim_held_by_a_pod_is_pulled_again_on_that_pods_node(model_factory, minilm_hub, kube,
+                                                                             tmp_path):
+    model = model_factory(provider="cloud")
+    model.source["storageClass"] = "local-path"
+    publish(model.lab, model.tmp, minilm_hub, model.repository)
+    assert model.apply().rc == 0
+    job = kube.get("job", model.job, model.namespace)
+    assert "affinity" not in job["spec"]["template"]["spec"]     # nothing holds the claim yet
+    kube.apply(holder_pod(model))
+    kube.run("wait", "--for=condition=Ready", "pod/holder-" + model.slug, "-n", model.namespace, "--timeout=180s")
+    node = kube.get("pod", "holder-" + model.slug, model.namespace)["spec"]["nodeName"]
+    # a re-run with the Job done keeps it: where the holder runs is not part of the Job's identity
+    again = model.apply()
+    assert again.rc == 0 and again.changed == 0, str(again)
+    moved = publish(model.lab, model.tmp, variant_hub(tmp_path, "v2", b"new revision\n"), model.repository)
+    run = model.apply()
+    assert run.rc == 0, str(run)
+    job = kube.get("job", model.job, model.namespace)
+    terms = job["spec"]["template"]["spec"]["affinity"]["nodeAffinity"][
+        "requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    assert terms == [{"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": [node]}]}]
+    assert [p["spec"]["nodeName"] for p in model.job_pods()] == [node]
+    assert model.marker()["digest"] == moved["digest"]
 
 
 def test_ttl_deleted_job_is_recreated_and_finishes_from_the_marker(model_factory, minilm_hub, kube):
