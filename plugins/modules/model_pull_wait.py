@@ -212,6 +212,19 @@ def describe(job, pods):
     return "%s; %s" % (line, pull_wait.pod_summary(pull_wait.newest_pod(pods)))
 
 
+def claim_annotations(client, params):
+    """The annotations of the model claim (``pvc``), {} when it is not named or not there."""
+    if not params.get("pvc"):
+        return {}
+    try:
+        claim = client.get(client.resource("PersistentVolumeClaim", "v1"), name=params["pvc"],
+                           namespace=params["namespace"])
+    except Exception:  # the claim's record is an optimisation here; the pull's result stands without it
+        return {}
+    return dict(((claim.to_dict() if hasattr(claim, "to_dict") else dict(claim)).get("metadata") or {}).get(
+        "annotations") or {})
+
+
 def execute_module(module, client):
     params = module.params
     api = PullApi(client, params["namespace"], params["name"])
@@ -232,7 +245,8 @@ def execute_module(module, client):
                                   "reused the verified copy on the volume, nothing pulled:") if reused else "pulled",
                                  marker["digest"]),
                              metadata=pull_job.model_metadata(marker), marker=marker,
-                             annotations=pull_job.pvc_annotations(marker), **result)
+                             annotations=pull_job.settled_annotations(pull_job.pvc_annotations(marker),
+                                                                      claim_annotations(client, params)), **result)
         fail(module, api, params, result, "pull Job %s completed but %s" % (where, message), pods)
     if state == pull_wait.FAILED:
         pod, detail = pull_wait.failure_detail(pods)

@@ -731,6 +731,21 @@ def pvc_annotations(marker):
     return annotations
 
 
+def settled_annotations(reported, current):
+    """The annotations to record on a claim from a pull's report (pvc_annotations), given the claim's ``current`` ones.
+
+    A Job kept from an earlier run reports the revisions the claim held then; when the claim already records
+    that same pull (digest, pull and switch time), its own revisions list is newer (a prune may have shortened
+    it) and is kept, so a re-run changes nothing.
+    """
+    current = current or {}
+    same = all(reported.get(naming.annotation_key(key)) == current.get(naming.annotation_key(key))
+               for key in ("digest", "pulled_at", "switched_at"))
+    if same and ANNOTATION_REVISIONS in current:
+        return dict(reported, **{ANNOTATION_REVISIONS: current[ANNOTATION_REVISIONS]})
+    return reported
+
+
 def claim_revisions(annotations):
     """The revisions a claim records (newest first): dicts with digest, commit, pulled_at, tag; [] if none."""
     try:

@@ -318,3 +318,15 @@ def test_only_claims_that_keep_too_much_are_pruned_and_their_annotation_keeps_th
     assert model_revisions.plan_prunes([record], [full], 2) == []
     patch = model_revisions.kept_revisions_patch(record, full["metadata"]["annotations"], [V3, V2])
     assert [r["digest"] for r in pull_job.claim_revisions(patch["metadata"]["annotations"])] == [V3, V2]
+
+
+def test_a_kept_jobs_old_revision_list_does_not_undo_a_prune():
+    reported = revisions_annotations(V2, V2, V1)
+    reported[pull_job.naming.annotation_key("pulled_at")] = "t"
+    pruned = dict(reported, **{pull_job.ANNOTATION_REVISIONS: revisions_annotations(V2, V2)[
+        pull_job.ANNOTATION_REVISIONS]})
+    assert pull_job.settled_annotations(reported, pruned) == pruned
+    # a new pull (another digest or time) reports what the claim holds now
+    older = dict(pruned, **{pull_job.naming.annotation_key("pulled_at"): "t0"})
+    assert pull_job.settled_annotations(reported, older) == reported
+    assert pull_job.settled_annotations(reported, {}) == reported
