@@ -170,12 +170,12 @@ def served_digests(kube, namespace):
 
 
 def served_root(stack):
-    """The snapshot the embedder's server resolved its model to, as its /v1/models reports it."""
+    """The snapshot the embedder's server resolved its model to, as its /v1/models reports it (through the
+    embeddings Service's cluster IP, which the lab node reaches)."""
     slug, namespace = stack.slug("embedder"), stack.namespace("embedder")
-    answer = stack.query("http://ms-%s-embeddings.%s.svc.cluster.local:8200/v1/models" % (slug, namespace))
-    assert answer.returncode == 0, answer.stderr
-    models, _end = json.JSONDecoder().raw_decode(answer.stdout.strip())
-    return models["data"][0]["root"]
+    service = stack.kube.get("service", "ms-%s-embeddings" % slug, namespace)
+    with urllib.request.urlopen("http://%s:8200/v1/models" % service["spec"]["clusterIP"], timeout=60) as answer:
+        return json.loads(answer.read())["data"][0]["root"]
 
 
 SNAPSHOTS = "/model-cache/hub/models--sentence-transformers--all-MiniLM-L6-v2/snapshots/"
@@ -199,8 +199,7 @@ def kept(stack):
     return [r["digest"] for r in json.loads(claim_annotations(stack)["ai-platform.serving/revisions"])]
 
 
-def test_upgrade_pulls_beside_rolls_and_a_rollback_switches_back_without_the_registry(deployed, tmp_path,
-                                                                                      query_secret):
+def test_upgrade_pulls_beside_rolls_and_a_rollback_switches_back_without_the_registry(deployed, tmp_path):
     stack, run = deployed
     assert run.rc == 0, str(run)
     v1 = stack.published
