@@ -33,7 +33,8 @@ def test_slug_from_folders():
 @pytest.mark.parametrize("kind, name", [
     ("namespace", "llm-d-m"), ("infra_release", "infra-m"), ("gaie_release", "gaie-m"), ("ms_release", "ms-m"),
     ("gateway", "infra-m-inference-gateway"), ("httproute", "llm-d-m"), ("pvc", "m-model"), ("pv", "m-model-pv"),
-    ("pull_job", "m-model-pull"), ("clear_job", "m-model-clear"), ("prune_job", "m-model-prune"), ("embeddings_service", "ms-m-embeddings"), ("gateway_service", "llmd-gateway-m"),
+    ("pull_job", "m-model-pull"), ("clear_job", "m-model-clear"), ("prune_job", "m-model-prune"),
+    ("embeddings_service", "ms-m-embeddings"), ("gateway_service", "llmd-gateway-m"),
     ("gateway_defaults", "gateway-defaults-m"), ("epp_service", "gaie-m-epp"),
 ])
 def test_resource_name(kind, name):
