@@ -14,6 +14,7 @@ from ansible.module_utils.common.text.converters import to_native
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import pull_secret
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values as stack_values
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import release_digest
 
 
 def _record(record, filter_name):
@@ -92,6 +93,24 @@ def helm_failure(result, chart_key, chart=None):
         chart.get("version") or "", record.get("namespace", "?"), error)
 
 
+def release_plan(records, specs, charts, helm_list, configmaps, extras=None):
+    """Which releases need a helm call; the digests to record (module_utils/stack/release_digest.py)."""
+    for record in records or []:
+        _record(record, "release_plan")
+    try:
+        return release_digest.release_plan(records, specs, charts, helm_list, configmaps, extras)
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise AnsibleFilterError("release_plan: %s" % to_native(exc))
+
+
+def release_digest_records(records, plan, helm_list, configmaps):
+    """The release-digest ConfigMaps to write after a deploy (module_utils/stack/release_digest.py)."""
+    try:
+        return release_digest.record_definitions(records, plan, helm_list, configmaps)
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise AnsibleFilterError("release_digest_records: %s" % to_native(exc))
+
+
 class FilterModule(object):
     def filters(self):
         return {
@@ -100,4 +119,6 @@ class FilterModule(object):
             "unpulled_models": unpulled_models,
             "stamp_served_digests": stamp_served_digests,
             "helm_failure": helm_failure,
+            "release_plan": release_plan,
+            "release_digest_records": release_digest_records,
         }
