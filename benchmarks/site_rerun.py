@@ -40,16 +40,16 @@ BENCH_DIR = os.path.join(ROOT, "build", "bench", "site_rerun")
 EXTRA = []  # -e @file of the synthetic models, when --models is given
 
 
-def synthetic_models(count):
+def synthetic_models(count, prefix="perf"):
     """A models tree and extra vars of `count` synthetic models (slug perf-emb-1, perf-sim-2, ...)."""
-    tree = os.path.join(BENCH_DIR, "models")
+    tree = os.path.join(BENCH_DIR, prefix, "models")
     shutil.rmtree(tree, ignore_errors=True)
     models = {"embedder": [], "generative": []}
     for number in range(1, count + 1):
         embedder = number == 1
         category, name, old = (("embedder", "all-MiniLM-L6-v2-lab", "minilm-lab") if embedder
                                else ("generative", "sim-qwen3-lab", "sim-qwen3-lab"))
-        slug = "perf-%s-%d" % ("emb" if embedder else "sim", number)
+        slug = "%s-%s-%d" % (prefix, "emb" if embedder else "sim", number)
         folder = os.path.join(tree, category, slug)
         for kind in ("gaie", "ms"):
             src = os.path.join(ROOT, "models", category, name, "%s-%s" % (kind, old), "values.yaml")
@@ -65,7 +65,7 @@ def synthetic_models(count):
                 "modelUri": "hub/sentence-transformers/all-MiniLM-L6-v2", "storageSize": "1Gi",
                 "hostpathNode": "{{ aips_lab_node }}"}
         models[category].append(entry)
-    extra = os.path.join(BENCH_DIR, "models-%d.json" % count)
+    extra = os.path.join(BENCH_DIR, prefix, "models-%d.json" % count)
     with open(extra, "w") as handle:
         json.dump({"aips_models_dir": tree, "aips_models": models}, handle)
     return ["-e", "@" + extra]
@@ -102,6 +102,7 @@ def main():
                         help="one round of the storage stage on the models in place: proves the benchmark runs")
     parser.add_argument("--models", default="",
                         help="comma-separated model counts (e.g. 1,2,4,12): synthetic models instead of the lab's")
+    parser.add_argument("--prefix", default="perf", help="slug prefix of the synthetic models (default perf)")
     opts = parser.parse_args()
     if not os.environ.get("KUBECONFIG"):
         raise SystemExit('run `eval "$(lab/lab env)"` first')
@@ -112,7 +113,7 @@ def main():
     noop = {}
     for count in counts or [None]:
         if count:
-            EXTRA[:] = synthetic_models(count)
+            EXTRA[:] = synthetic_models(count, opts.prefix)
         label = "%d models" % count if count else "the lab's models"
         for round_no in range(1, (1 if opts.short else opts.rounds) + 1):
             if not opts.short:
