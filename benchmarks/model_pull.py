@@ -12,7 +12,10 @@
    waits with the same code the module runs (pull_wait.PullWaiter on kubernetes.core's client).
    Pull throughput comes from the Job's own log timestamps (start of `oras pull` to its end, and to
    the end of the digest re-check); the completion-to-return latency is the waiter's return time
-   minus the timestamp of the Job's last log line.
+   minus the timestamp of the Job's last log line. Beside the wait, two watches note when each
+   signal first reached the API in the same run: the pull container's terminated state (what the
+   wait reacts to), the pod's phase Succeeded (what it reacted to before) and the Job's Complete
+   condition (the record; the signal before that), each after the Job's last log line.
 
     source .venv/bin/activate && eval "$(lab/lab env)"
     python benchmarks/model_pull.py [--size-mib 1024] [--files 8] [--concurrency 4] [--short]
@@ -124,6 +127,48 @@ def log_times(kube, namespace, job):
     return marks
 
 
+class SignalClock(object):
+    """Notes when the pull container's terminated state, the pod's phase Succeeded and the Job's Complete
+    condition are first seen through the API (two watches in threads); only reads."""
+
+    def __init__(self, kubeconfig, namespace, job):
+        import threading
+        from kubernetes import client, config, watch
+        api = config.new_client_from_config(config_file=kubeconfig)
+        self.core, self.batch, self.watch = client.CoreV1Api(api), client.BatchV1Api(api), watch
+        self.namespace, self.job, self.seen = namespace, job, {}
+        for target in (self._pods, self._job):
+            threading.Thread(target=target, daemon=True).start()
+
+    def _note(self, key):
+        self.seen.setdefault(key, time.time())
+
+    def _pods(self):
+        for event in self.watch.Watch().stream(self.core.list_namespaced_pod, self.namespace,
+                                               label_selector="job-name=%s" % self.job, timeout_seconds=3600):
+            pod = event["object"]
+            for status in (pod.status.container_statuses or []):
+                terminated = status.state and status.state.terminated
+                if terminated and terminated.exit_code == 0:
+                    self._note("terminated")
+            if pod.status.phase == "Succeeded":
+                self._note("succeeded")
+
+    def _job(self):
+        for event in self.watch.Watch().stream(self.batch.list_namespaced_job, self.namespace,
+                                               field_selector="metadata.name=%s" % self.job, timeout_seconds=3600):
+            for condition in (event["object"].status.conditions or []):
+                if condition.type == "Complete" and condition.status == "True":
+                    self._note("complete")
+
+    def after(self, moment, key, grace=30):
+        """Seconds from ``moment`` to the first sight of ``key`` (waits up to ``grace`` s for it), or None."""
+        deadline = time.time() + grace
+        while key not in self.seen and time.time() < deadline:
+            time.sleep(0.05)
+        return self.seen[key] - moment if key in self.seen else None
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-mib", type=int, default=None, help="1024, or 64 with --short")
@@ -170,6 +215,7 @@ def main():
         from ansible_collections.ai_platform.serving.plugins.module_utils.storage.pull_wait import PullWaiter
         from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
         client = get_api_client(kubeconfig=env["KUBECONFIG"])
+        signals = SignalClock(env["KUBECONFIG"], model.namespace, model.job)
         wait_began = time.time()
         state, _job, _pods, waited = PullWaiter(PullApi(client, model.namespace, model.job), digest).wait(1800)
         returned = time.time()
@@ -192,6 +238,15 @@ def main():
                   % (wait_began - marks["last"]))
         else:
             print("completion->return  %.2f s  (target <= 1 s)" % latency)
+            seen = [(label, signals.after(marks["last"], key)) for label, key in (
+                ("container terminated (the wait's signal)", "terminated"),
+                ("pod phase Succeeded (the signal before)", "succeeded"),
+                ("Job Complete (the record, the first signal)", "complete"))]
+            for label, seconds in seen:
+                print("completion->seen    %s  %s" % ("%.2f s" % seconds if seconds is not None else "n/a", label))
+            if all(seconds for _label, seconds in seen):
+                print("ratio seen terminated/phase %.2f, terminated/Job Complete %.2f"
+                      % (seen[0][1] / seen[1][1], seen[0][1] / seen[2][1]))
         print("ratio pull/curl     %.2f  (target >= 0.9)" % (curl_seconds / pull_seconds))
         print("ratio verified/curl %.2f" % (curl_seconds / verified_seconds))
     finally:
