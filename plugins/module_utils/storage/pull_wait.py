@@ -359,6 +359,14 @@ class PullWaiter(object):
                 self.blocked = None
             # A bounded watch: the next event on the Job's pods ends it at once; trouble is re-read
             # every few seconds.
-            self.api.watch_pods(min(left, 2 if stuck_since or not pod else 15))
+            changed = self.api.watch_pods(min(left, 2 if stuck_since or not pod else 15))
+            # The event's own pod, when it is this Job's and reports the digest, ends the wait without
+            # another read; anything else is read again in full.
+            if isinstance(changed, dict) and own_pods(self.last_job, [changed]) \
+                    and pod_reported(self.last_job, [changed], self.expected):
+                self.last_pods = [changed] + [p for p in self.last_pods if (p.get("metadata") or {}).get("name")
+                                              != (changed.get("metadata") or {}).get("name")]
+                state = COMPLETE
+                continue
             state = self.observe()
         return state, self.last_job, self.last_pods, time.monotonic() - start
