@@ -12,7 +12,10 @@
    waits with the same code the module runs (pull_wait.PullWaiter on kubernetes.core's client).
    Pull throughput comes from the Job's own log timestamps (start of `oras pull` to its end, and to
    the end of the digest re-check); the completion-to-return latency is the waiter's return time
-   minus the timestamp of the Job's last log line.
+   minus the timestamp of the Job's last log line. Beside the wait, two watches note when each
+   signal first reached the API in the same run: the pull container's terminated state (what the
+   wait reacts to), the pod's phase Succeeded (what it reacted to before) and the Job's Complete
+   condition (the record; the signal before that), each after the Job's last log line.
 
     source .venv/bin/activate && eval "$(lab/lab env)"
     python benchmarks/model_pull.py [--size-mib 1024] [--files 8] [--concurrency 4] [--short]
@@ -124,6 +127,48 @@ def log_times(kube, namespace, job):
     return marks
 
 
+class SignalClock(object):
+    """Notes when the pull container's terminated state, the pod's phase Succeeded and the Job's Complete
+    condition are first seen through the API (two watches in threads); only reads."""
+
+    def __init__(self, kubeconfig, namespace, job):
+        import threading
+        from kubernetes import client, config, watch
+        api = config.new_client_from_config(config_file=kubeconfig)
+        self.core, self.batch, self.watch = client.CoreV1Api(api), client.BatchV1Api(api), watch
+        self.namespace, self.job, self.seen = namespace, job, {}
+        for target in (self._pods, self._job):
+            threading.Thread(target=target, daemon=True).start()
+
+    def _note(self, key):
+        self.seen.setdefault(key, time.time())
+
+    def _pods(self):
+        for event in self.watch.Watch().stream(self.core.list_namespaced_pod, self.namespace,
+                                               label_selector="job-name=%s" % self.job, timeout_seconds=3600):
+            pod = event["object"]
+            for status in (pod.status.container_statuses or []):
+                terminated = status.state and status.state.terminated
+                if terminated and terminated.exit_code == 0:
+                    self._note("terminated")
+            if pod.status.phase == "Succeeded":
+                self._note("succeeded")
+
+    def _job(self):
+        for event in self.watch.Watch().stream(self.batch.list_namespaced_job, self.namespace,
+                                               field_selector="metadata.name=%s" % self.job, timeout_seconds=3600):
+            for condition in (event["object"].status.conditions or []):
+                if condition.type == "Complete" and condition.status == "True":
+                    self._note("complete")
+
+    def after(self, moment, key, grace=30):
+        """Seconds from ``moment`` to the first sight of ``key`` (waits up to ``grace`` s for it), or None."""
+        deadline = time.time() + grace
+        while key not in self.seen and time.time() < deadline:
+            time.sleep(0.05)
+        return self.seen[key] - moment if key in self.seen else None
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-mib", type=int, default=None, help="1024, or 64 with --short")
@@ -162,17 +207,30 @@ def main():
                          storage_size="%dGi" % (args.size_mib // 1024 + 2))
         model.source["harborRef"] = "%s/%s:v1" % (HARBOR, repository)
         model.source["modelUri"] = "hub/bench/%s" % repo_folder.split("--", 2)[2]
-        created = model.apply(model_storage_wait=False, model_storage_pull_concurrency=args.concurrency)
-        if created.rc != 0:
-            raise SystemExit(repr(created))
-
         from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import PullApi
         from ansible_collections.ai_platform.serving.plugins.module_utils.storage.pull_wait import PullWaiter
         from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
+        import threading
         client = get_api_client(kubeconfig=env["KUBECONFIG"])
-        wait_began = time.time()
-        state, _job, _pods, waited = PullWaiter(PullApi(client, model.namespace, model.job), digest).wait(1800)
-        returned = time.time()
+        # The watches and the wait start before the play creates the Job, so a pull that ends before the play
+        # returns is still timed: the wait (the module's code) begins as soon as the Job exists.
+        signals = SignalClock(env["KUBECONFIG"], model.namespace, model.job)
+        waited = {}
+
+        def wait():
+            api = PullApi(client, model.namespace, model.job)
+            while api.get_job() is None:
+                time.sleep(0.2)
+            waited["began"] = time.time()
+            waited["state"], _job, _pods, waited["seconds"] = PullWaiter(api, digest).wait(1800)
+            waited["returned"] = time.time()
+        waiter = threading.Thread(target=wait, daemon=True)
+        waiter.start()
+        created = model.apply(model_storage_wait=False, model_storage_pull_concurrency=args.concurrency)
+        if created.rc != 0:
+            raise SystemExit(repr(created))
+        waiter.join(1800)
+        wait_began, returned, state = waited.get("began", 0), waited.get("returned", 0), waited.get("state")
         if state != "complete":
             raise SystemExit("the pull ended %s" % state)
         marks = log_times(kube, model.namespace, model.job)
@@ -186,12 +244,21 @@ def main():
         print("oras pull in Job    %.2f s  %.0f MB/s" % (pull_seconds, mb / pull_seconds))
         print("verified pull       %.2f s  %.0f MB/s  (to the marker; oras checks each blob's sha256 as it writes, "
               "no second read unless model_storage_verify)" % (verified_seconds, mb / verified_seconds))
-        print("wait                %.2f s in all" % waited)
+        print("wait                %.2f s in all" % waited["seconds"])
         if marks["last"] < wait_began:
             print("completion->return  n/a  (the Job's last log line came %.2f s before the wait began)"
                   % (wait_began - marks["last"]))
         else:
             print("completion->return  %.2f s  (target <= 1 s)" % latency)
+        seen = [(label, signals.after(marks["last"], key)) for label, key in (
+            ("container terminated (the wait's signal)", "terminated"),
+            ("pod phase Succeeded (the signal before)", "succeeded"),
+            ("Job Complete (the record, the first signal)", "complete"))]
+        for label, seconds in seen:
+            print("completion->seen    %s  %s" % ("%.2f s" % seconds if seconds is not None else "n/a", label))
+        if all(seconds for _label, seconds in seen):
+            print("ratio seen terminated/phase %.2f, terminated/Job Complete %.2f"
+                  % (seen[0][1] / seen[1][1], seen[0][1] / seen[2][1]))
         print("ratio pull/curl     %.2f  (target >= 0.9)" % (curl_seconds / pull_seconds))
         print("ratio verified/curl %.2f" % (curl_seconds / verified_seconds))
     finally:

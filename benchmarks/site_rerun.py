@@ -5,21 +5,29 @@
 """Second run / first run of playbooks/site.yml on the lab, measured in one run; asserts nothing.
 
     source .venv/bin/activate; eval "$(lab/lab env)"
-    python benchmarks/site_rerun.py [--rounds 1] [--short]
+    python benchmarks/site_rerun.py [--rounds 1] [--short] [--models 1,2,4,12]
 
 It first runs playbooks/sync.yml (the embedder's artifact; nothing changes when it is there,
 not timed). Each round then removes the lab models with their storage (serving_stack_state=absent,
 serving_stack_remove_storage=true), so the first run pulls the weights and starts every
 release; the second run finds everything in place. It prints both times, the ratio, and
 the slowest tasks of each run. ``--short`` (scripts/test.sh bench-short) only proves the
-benchmark still runs: it keeps the lab's models and runs only site.yml's storage stage twice.
+benchmark still runs: it keeps the lab's models and runs only site.yml's nodes and storage stages twice.
+
+``--models 1,2,4,12`` measures the same on that many synthetic models instead of the lab's two,
+one count after the other: copies of the lab's models under slugs of their own (``perf-emb-1``, the
+embedder pulled from the lab registry, then ``perf-sim-2`` … generative simulators), written with
+their plan inventory into build/bench/site_rerun/ and removed with their storage at the end (the
+lab's own models are not touched). It prints the no-op time per model and per added model.
 """
 
 from __future__ import absolute_import, division, print_function
 
 import argparse
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -28,9 +36,44 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECAP = re.compile(r"^(\S+)\s+:\s+ok=\d+\s+changed=(\d+)\s+unreachable=\d+\s+failed=(\d+)", re.M)
 
 
+BENCH_DIR = os.path.join(ROOT, "build", "bench", "site_rerun")
+EXTRA = []  # -e @file of the synthetic models, when --models is given
+
+
+def synthetic_models(count, prefix="perf"):
+    """A models tree and extra vars of `count` synthetic models (slug perf-emb-1, perf-sim-2, ...)."""
+    tree = os.path.join(BENCH_DIR, prefix, "models")
+    shutil.rmtree(tree, ignore_errors=True)
+    models = {"embedder": [], "generative": []}
+    for number in range(1, count + 1):
+        embedder = number == 1
+        category, name, old = (("embedder", "all-MiniLM-L6-v2-lab", "minilm-lab") if embedder
+                               else ("generative", "sim-qwen3-lab", "sim-qwen3-lab"))
+        slug = "%s-%s-%d" % (prefix, "emb" if embedder else "sim", number)
+        folder = os.path.join(tree, category, slug)
+        for kind in ("gaie", "ms"):
+            src = os.path.join(ROOT, "models", category, name, "%s-%s" % (kind, old), "values.yaml")
+            os.makedirs(os.path.join(folder, "%s-%s" % (kind, slug)))
+            with open(src) as handle:
+                text = handle.read().replace(old, slug)
+            with open(os.path.join(folder, "%s-%s" % (kind, slug), "values.yaml"), "w") as handle:
+                handle.write(text)
+        entry = {"name": slug, "enabled": True, "nodeSelector": {}}
+        if embedder:
+            entry["modelSource"] = {
+                "harborRef": "harbor.harbor.svc.cluster.local/ai-models/all-minilm-l6-v2:v1",
+                "modelUri": "hub/sentence-transformers/all-MiniLM-L6-v2", "storageSize": "1Gi",
+                "hostpathNode": "{{ aips_lab_node }}"}
+        models[category].append(entry)
+    extra = os.path.join(BENCH_DIR, prefix, "models-%d.json" % count)
+    with open(extra, "w") as handle:
+        json.dump({"aips_models_dir": tree, "aips_models": models}, handle)
+    return ["-e", "@" + extra]
+
+
 def playbook(*args, name="site.yml"):
     argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "inventory/lab",
-            "playbooks/" + name] + list(args)
+            "playbooks/" + name] + EXTRA + list(args)
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1")
     start = time.monotonic()
     task_times, last, name = [], start, None
@@ -57,21 +100,40 @@ def main():
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--short", action="store_true",
                         help="one round of the storage stage on the models in place: proves the benchmark runs")
+    parser.add_argument("--models", default="",
+                        help="comma-separated model counts (e.g. 1,2,4,12): synthetic models instead of the lab's")
+    parser.add_argument("--prefix", default="perf", help="slug prefix of the synthetic models (default perf)")
     opts = parser.parse_args()
     if not os.environ.get("KUBECONFIG"):
         raise SystemExit('run `eval "$(lab/lab env)"` first')
     playbook(name="sync.yml")
-    runs = ("--tags", "storage") if opts.short else ()
-    for round_no in range(1, (1 if opts.short else opts.rounds) + 1):
-        if not opts.short:
-            playbook("--tags", "serving", "-e", "serving_stack_state=absent", "-e",
-                     "serving_stack_remove_storage=true")
-        first, changed_first, slow_first = playbook(*runs)
-        second, changed_second, slow_second = playbook(*runs)
-        print("round %d: first run %.1f s (changed=%d), second run %.1f s (changed=%d): second / first = %.2f"
-              % (round_no, first, changed_first, second, changed_second, second / first))
-        for label, slow in (("first", slow_first), ("second", slow_second)):
-            print("  slowest tasks of the %s run: %s" % (label, "; ".join("%.1f s %s" % t for t in slow)))
+    runs = ("--tags", "nodes,storage") if opts.short else ()
+    remove = ("--tags", "serving", "-e", "serving_stack_state=absent", "-e", "serving_stack_remove_storage=true")
+    counts = sorted(int(c) for c in opts.models.split(",") if c.strip())
+    noop = {}
+    for count in counts or [None]:
+        if count:
+            EXTRA[:] = synthetic_models(count, opts.prefix)
+        label = "%d models" % count if count else "the lab's models"
+        for round_no in range(1, (1 if opts.short else opts.rounds) + 1):
+            if not opts.short:
+                playbook(*remove)
+            first, changed_first, slow_first = playbook(*runs)
+            second, changed_second, slow_second = playbook(*runs)
+            noop[count] = min(second, noop.get(count, second))
+            print("%s, round %d: first run %.1f s (changed=%d), second run %.1f s (changed=%d): "
+                  "second / first = %.2f" % (label, round_no, first, changed_first, second, changed_second,
+                                             second / first))
+            for which, slow in (("first", slow_first), ("second", slow_second)):
+                print("  slowest tasks of the %s run: %s" % (which, "; ".join("%.1f s %s" % t for t in slow)))
+        sys.stdout.flush()
+    if counts:
+        playbook(*remove)  # the synthetic models of the largest count, with their storage
+        low = min(counts)
+        for count in counts:
+            extra = ("; %+.2f s per model added to %d" % ((noop[count] - noop[low]) / (count - low), low)
+                     if count > low else "")
+            print("no-op run, %d models: %.1f s, %.2f s per model%s" % (count, noop[count], noop[count] / count, extra))
 
 
 if __name__ == "__main__":

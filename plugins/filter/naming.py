@@ -45,7 +45,7 @@ def resource_name(slug, kind, namespace=None, release_name=None):
 
 
 def label_selectors(selection):
-    """The ``key=value`` selectors of one of naming.SELECTIONS (``managed``, ``model_cache``)."""
+    """The ``key=value`` selectors of one of naming.SELECTIONS (``managed``, ``model_cache``, ``release_digests``)."""
     if selection not in naming.SELECTIONS:
         raise AnsibleFilterError("label_selectors: unknown selection %r; use one of %s"
                                  % (selection, ", ".join(sorted(naming.SELECTIONS))))

@@ -22,6 +22,19 @@ def pod_security_labels(levels):
         raise AnsibleFilterError("pod_security_labels: %s" % exc)
 
 
+def model_namespace_definitions(records, levels):
+    """One Namespace definition per distinct namespace of ``records``, with the Pod Security labels of ``levels``."""
+    if not isinstance(records, list) or not all(isinstance(r, dict) and r.get("namespace") for r in records):
+        raise AnsibleFilterError("model_namespace_definitions: expects a list of plan records (with namespace)")
+    labels = pod_security_labels(levels)
+    names = []
+    for record in records:
+        if record["namespace"] not in names:
+            names.append(record["namespace"])
+    return [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": dict(labels)}}
+            for name in names]
+
+
 def model_clear_job(record, uid=pod_security.DEFAULT_UID, active_deadline_seconds=600):
     """The Job that empties one model's claim (hub/, marker, staging), restricted like the pull Job."""
     try:
@@ -41,6 +54,7 @@ class FilterModule(object):
     def filters(self):
         return {
             "pod_security_labels": pod_security_labels,
+            "model_namespace_definitions": model_namespace_definitions,
             "model_clear_job": model_clear_job,
             "claim_users": claim_users,
         }

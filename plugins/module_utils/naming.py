@@ -44,6 +44,8 @@ LABEL_COMPONENT = "app.kubernetes.io/component"
 LABEL_SLUG = "ai-platform.serving/slug"
 MANAGED_BY = "ai_platform.serving"
 COMPONENT_MODEL_CACHE = "model-cache"
+# serving_stack's record of what each release was deployed with (release_digest)
+COMPONENT_RELEASE_DIGESTS = "release-digests"
 ANNOTATION_PREFIX = "ai-platform.serving/"
 
 
@@ -160,6 +162,11 @@ def prune_job_name(slug):
     return "%s-model-prune" % slug
 
 
+def release_digests_name(slug):
+    """The ConfigMap recording the digest each of a model's releases was deployed with (release_digest)."""
+    return "%s-release-digests" % slug
+
+
 def embeddings_service_name(slug):
     return "%s%s-embeddings" % (MS_PREFIX, slug)
 
@@ -245,6 +252,7 @@ def model_labels(slug, component=None):
 SELECTIONS = {
     "managed": managed_labels(),
     "model_cache": dict(managed_labels(), **{LABEL_COMPONENT: COMPONENT_MODEL_CACHE}),
+    "release_digests": dict(managed_labels(), **{LABEL_COMPONENT: COMPONENT_RELEASE_DIGESTS}),
 }
 
 

@@ -89,16 +89,16 @@ class PullApi(object):
         return (_dict(found) or {}).get("items") or []
 
     def watch_pods(self, timeout):
-        """Return at the first event on the Job's pods after the last list_pods(), or after ``timeout``.
+        """Return the pod of the first event on the Job's pods after the last list_pods() (None after ``timeout``).
 
         A pod's status changes the moment its container ends, before the Job controller marks the Job.
         """
         try:
-            for _event in self.client.client.watch(self.pods, namespace=self.namespace,
-                                                   label_selector="job-name=%s" % self.job_name,
-                                                   resource_version=self.pods_version,
-                                                   timeout=max(1, int(timeout))):
-                return
+            for event in self.client.client.watch(self.pods, namespace=self.namespace,
+                                                  label_selector="job-name=%s" % self.job_name,
+                                                  resource_version=self.pods_version,
+                                                  timeout=max(1, int(timeout))):
+                return _dict((event or {}).get("raw_object") or (event or {}).get("object"))
         except (ApiException, DynamicApiError):
             # 410 Gone (an old resourceVersion) and the like: the caller re-reads the Job and its pods.
             time.sleep(0.2)

@@ -204,10 +204,22 @@ def newest_pod(pods):
     return sorted(pods, key=lambda p: (p.get("metadata") or {}).get("creationTimestamp") or "")[-1]
 
 
+def exited_ok(pod):
+    """True when the pull container's current state is terminated with exit code 0.
+
+    The kubelet reports the container's terminated state (exit code, termination message) in the same
+    status update that ends it, which can come before the pod's phase turns Succeeded.
+    """
+    status = _container_status(pod) or {}
+    terminated = (status.get("state") or {}).get("terminated") or {}
+    return terminated.get("exitCode") == 0
+
+
 def succeeded_pod(pods):
+    """The newest pod that succeeded: phase Succeeded, or its pull container terminated with exit code 0."""
     for pod in sorted(pods or [], key=lambda p: (p.get("metadata") or {}).get("creationTimestamp") or "",
                       reverse=True):
-        if ((pod.get("status") or {}).get("phase")) == "Succeeded":
+        if ((pod.get("status") or {}).get("phase")) == "Succeeded" or exited_ok(pod):
             return pod
     return None
 
@@ -225,8 +237,10 @@ def own_pods(job, pods):
 def pod_reported(job, pods, expected_digest):
     """True once a pod of this Job succeeded and reported the expected digest in its termination message.
 
-    That is the end of the pull (the marker is written and synced before the pod exits); the Job's
-    Complete condition follows only when the Job controller has processed the pod, seconds later.
+    That is the end of the pull (the marker is written and synced before the container exits): the
+    pull container's terminated state with exit code 0 and the digest in its message is the signal,
+    whatever the pod's phase says yet. The Job's Complete condition follows only when the Job
+    controller has processed the pod, seconds later, and stays the record.
     """
     pod = succeeded_pod(own_pods(job, pods))
     if pod is None:
@@ -345,6 +359,14 @@ class PullWaiter(object):
                 self.blocked = None
             # A bounded watch: the next event on the Job's pods ends it at once; trouble is re-read
             # every few seconds.
-            self.api.watch_pods(min(left, 2 if stuck_since or not pod else 15))
+            changed = self.api.watch_pods(min(left, 2 if stuck_since or not pod else 15))
+            # The event's own pod, when it is this Job's and reports the digest, ends the wait without
+            # another read; anything else is read again in full.
+            if isinstance(changed, dict) and own_pods(self.last_job, [changed]) \
+                    and pod_reported(self.last_job, [changed], self.expected):
+                self.last_pods = [changed] + [p for p in self.last_pods if (p.get("metadata") or {}).get("name")
+                                              != (changed.get("metadata") or {}).get("name")]
+                state = COMPLETE
+                continue
             state = self.observe()
         return state, self.last_job, self.last_pods, time.monotonic() - start

@@ -277,7 +277,8 @@ def test_pull_secret_content():
 def test_filters(recs):
     rec = recs["all-minilm-l6-v2-rke2"]
     assert sorted(flt.FilterModule().filters()) == [
-        "harbor_pull_secret", "helm_failure", "stack_spec", "stamp_served_digests", "unpulled_models"]
+        "harbor_pull_secret", "helm_failure", "release_digest_records", "release_plan", "stack_spec", "stamp_served_digests",
+        "unpulled_models"]
     secret = flt.harbor_pull_secret(rec, HARBOR, "u", "p")
     assert secret["metadata"] == {"name": "harbor-creds", "namespace": "llm-d-all-minilm-l6-v2-rke2",
                                   "labels": {"app.kubernetes.io/managed-by": "ai_platform.serving"}}

@@ -160,3 +160,14 @@ def test_helm_repairs_undo_only_what_blocks_an_upgrade(record):
     assert [r["action"] for r in failed_first] == ["uninstall"]
     # a failed upgrade (revision > 1) is left to the forced upgrade
     assert helm_repairs([release("ms-e", "failed", 2), release("infra-e", "superseded", 1)], [record]) == []
+
+
+def test_model_namespace_definitions_one_per_namespace_with_labels():
+    records = [{"namespace": "llm-d-a"}, {"namespace": "shared"}, {"namespace": "shared"}]
+    defs = flt.model_namespace_definitions(records, {"enforce": "baseline"})
+    assert [d["metadata"]["name"] for d in defs] == ["llm-d-a", "shared"]
+    assert defs[0] == {"apiVersion": "v1", "kind": "Namespace", "metadata": {
+        "name": "llm-d-a", "labels": {"pod-security.kubernetes.io/enforce": "baseline"}}}
+    assert flt.model_namespace_definitions([], {}) == []
+    with pytest.raises(Exception, match="model_namespace_definitions"):
+        flt.model_namespace_definitions([{"slug": "a"}], {})

@@ -252,3 +252,56 @@ def test_a_succeeded_pod_of_a_replaced_job_or_another_digest_is_not_the_end():
     assert not pull_wait.pod_reported(job, _owned(complete["pods"], "job-uid-before"), complete["expected_digest"])
     assert not pull_wait.pod_reported(job, _owned(complete["pods"], "job-uid-now"), "sha256:" + "b" * 64)
     assert not pull_wait.pod_reported(job, running["pods"], complete["expected_digest"])
+
+
+def test_the_container_terminated_state_ends_the_wait_before_the_pod_phase_turns():
+    running, complete = load("running"), load("complete")
+    job = copy.deepcopy(running["job"])
+    job["metadata"]["uid"] = "job-uid-now"
+    pods = _owned(complete["pods"], "job-uid-now")
+    pods[0]["status"]["phase"] = "Running"  # the kubelet has reported the container, not yet the phase
+    assert pull_wait.pod_reported(job, pods, complete["expected_digest"])
+    assert pull_wait.pull_result(job, pods, complete["expected_digest"])[0]
+    state, _job, _pods, _elapsed = pull_wait.PullWaiter(FakeApi([(job, pods)]), complete["expected_digest"]).wait(30)
+    assert state == "complete"
+    # a non-zero exit with the digest in its message is no success, nor is a restarted container's last state
+    failed = copy.deepcopy(pods)
+    failed[0]["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"] = 1
+    assert not pull_wait.pod_reported(job, failed, complete["expected_digest"])
+    restarted = copy.deepcopy(pods)
+    status = restarted[0]["status"]["containerStatuses"][0]
+    status["lastState"], status["state"] = status["state"], {"running": {}}
+    assert not pull_wait.pod_reported(job, restarted, complete["expected_digest"])
+
+
+def test_the_watch_event_that_reports_the_digest_ends_the_wait_without_another_read():
+    running, complete = load("running"), load("complete")
+    job = copy.deepcopy(running["job"])
+    job["metadata"]["uid"] = "job-uid-now"
+    done = _owned(complete["pods"], "job-uid-now")[0]
+    done["status"]["phase"] = "Running"
+
+    class EventApi(FakeApi):
+        reads = 0
+
+        def get_job(self):
+            self.reads += 1
+            return job
+
+        def list_pods(self):
+            return _owned(running["pods"], "job-uid-now")
+
+        def watch_pods(self, timeout):
+            self.watches += 1
+            return done if self.watches == 1 else None
+
+    api = EventApi([])
+    state, _job, pods, _elapsed = pull_wait.PullWaiter(api, complete["expected_digest"]).wait(30)
+    assert state == "complete" and api.watches == 1 and api.reads == 1
+    assert pull_wait.pull_result(job, pods, complete["expected_digest"])[0]
+    # an event of another Job's pod (a replaced Job of the same name) is read again in full
+    foreign = _owned(complete["pods"], "job-uid-before")[0]
+    api = EventApi([])
+    api.watch_pods = lambda timeout: foreign
+    state, _job, _pods, _elapsed = pull_wait.PullWaiter(api, complete["expected_digest"]).wait(0.5)
+    assert state == "running" and api.reads >= 2

@@ -1,0 +1,112 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Which Helm releases a run must call Helm for, from a digest of what each one was deployed with.
+
+A no-op re-run must not make a helm call per release (each one reads the release, renders the chart
+and compares, about a second per release on a small machine). serving_stack records, per model, the
+digest of every release's chart (reference, repository, version), values and post-renderer together
+with the Helm revision that digest was deployed as, in one ConfigMap per model (labelled with the
+model's labels and the component ``release-digests``). The next run reads all of those in one API
+call and ``helm list --all`` once; a release is left alone only when its recorded digest is the one
+computed now, its revision is still the recorded one (no upgrade or rollback by hand since) and its
+status is ``deployed``. Everything else goes to Helm as before. Pure functions.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import hashlib
+import json
+
+from ansible_collections.ai_platform.serving.plugins.module_utils import naming
+
+# chart key of aips_charts / serving_stack_charts -> the plan's name key of its release
+CHARTS = (("infra", "infra_release"), ("gaie", "gaie_release"), ("modelservice", "ms_release"))
+CHART_FIELDS = ("ref", "repo", "version")
+
+
+def values_digest(chart, values, extra=""):
+    """sha256 (hex) of a release's chart reference, repository and version, values and ``extra``."""
+    chart = chart or {}
+    payload = json.dumps({"chart": dict((key, chart.get(key) or "") for key in CHART_FIELDS),
+                          "values": values, "extra": extra or ""},
+                         sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def recorded(configmaps):
+    """``{(namespace, release): (revision, digest)}`` from the release-digest ConfigMaps (k8s_info resources)."""
+    found = {}
+    for item in configmaps or []:
+        meta = item.get("metadata") or {}
+        labels = meta.get("labels") or {}
+        if labels.get(naming.LABEL_COMPONENT) != naming.COMPONENT_RELEASE_DIGESTS:
+            continue
+        for release, text in (item.get("data") or {}).items():
+            revision, _sep, digest = (text or "").partition(" ")
+            if digest:
+                found[(meta.get("namespace"), release)] = (revision, digest)
+    return found
+
+
+def releases(helm_list):
+    """``{(namespace, name): (revision, status)}`` from the parsed ``helm list --all --output json``."""
+    return dict(((item.get("namespace"), item.get("name")), (str(item.get("revision") or ""), item.get("status") or ""))
+                for item in helm_list or [])
+
+
+def release_plan(records, specs, charts, helm_list, configmaps, extras=None):
+    """What to deploy: ``{deploy: {chart: [slug]}, unchanged: [namespace/release], digests: {slug: {release: digest}}}``.
+
+    ``specs`` maps slug -> the stack spec (its ``values`` per chart key); ``extras`` maps a chart key to
+    a string that goes into its digest (the post-renderer's own digest for ``infra``).
+    """
+    extras = extras or {}
+    live = releases(helm_list)
+    done = recorded(configmaps)
+    plan = {"deploy": dict((chart, []) for chart, _key in CHARTS), "unchanged": [], "digests": {}}
+    for record in records or []:
+        slug, namespace = record["slug"], record["namespace"]
+        plan["digests"][slug] = {}
+        for chart, key in CHARTS:
+            release = record["names"][key]
+            digest = values_digest((charts or {}).get(chart), specs[slug]["values"][chart], extras.get(chart))
+            plan["digests"][slug][release] = digest
+            revision, status = live.get((namespace, release), ("", ""))
+            if status == "deployed" and revision and done.get((namespace, release)) == (revision, digest):
+                plan["unchanged"].append("%s/%s" % (namespace, release))
+            else:
+                plan["deploy"][chart].append(slug)
+    return plan
+
+
+def record_definitions(records, plan, helm_list, configmaps):
+    """The release-digest ConfigMaps to write after a deploy: one per model whose record changes.
+
+    A release gets an entry only when Helm lists it ``deployed``; the revision is the one Helm lists now.
+    """
+    live = releases(helm_list)
+    done = recorded(configmaps)
+    definitions = []
+    for record in records or []:
+        slug, namespace = record["slug"], record["namespace"]
+        data, old = {}, {}
+        for _chart, key in CHARTS:
+            release = record["names"][key]
+            revision, status = live.get((namespace, release), ("", ""))
+            if status == "deployed" and revision:
+                data[release] = "%s %s" % (revision, plan["digests"][slug][release])
+            if (namespace, release) in done:
+                old[release] = "%s %s" % done[(namespace, release)]
+        if data == old:
+            continue
+        definitions.append({
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": naming.release_digests_name(slug), "namespace": namespace,
+                         "labels": naming.model_labels(slug, naming.COMPONENT_RELEASE_DIGESTS)},
+            "data": data,
+        })
+    return definitions
