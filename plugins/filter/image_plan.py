@@ -32,10 +32,6 @@ def stack_charts(charts, harbor=None):
     return _call("stack_charts", plan.stack_charts, charts, harbor or None)
 
 
-def pinned_reference(reference, digest):
-    return _call("pinned_reference", plan.pinned_reference, reference, digest)
-
-
 def model_sync_reference(entry, registry, project=None):
     if not isinstance(entry, dict) or not entry.get("repo_id") or not entry.get("tag"):
         raise AnsibleFilterError("model_sync_reference: a model_sync_models entry needs repo_id and tag: %r" % (entry,))
@@ -54,7 +50,6 @@ class FilterModule(object):
             "image_plan": image_plan,
             "chart_plan": chart_plan,
             "stack_charts": stack_charts,
-            "pinned_reference": pinned_reference,
             "model_sync_reference": model_sync_reference,
             "model_sync_published": model_sync_published,
         }

@@ -32,10 +32,6 @@ def parse_pvc_uri(uri):
     return _wrap("parse_pvc_uri", src.parse_pvc_uri, uri)
 
 
-def parse_oci_reference(reference):
-    return _wrap("parse_oci_reference", src.parse_oci_reference, reference)
-
-
 def quantity_bytes(quantity):
     return _wrap("quantity_bytes", src.parse_quantity, quantity)
 
@@ -45,6 +41,5 @@ class FilterModule(object):
         return {
             "pvc_hf_uri": pvc_hf_uri,
             "parse_pvc_uri": parse_pvc_uri,
-            "parse_oci_reference": parse_oci_reference,
             "quantity_bytes": quantity_bytes,
         }

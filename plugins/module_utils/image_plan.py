@@ -20,7 +20,8 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.model_source import parse_oci_reference
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry.reference import (
+    parse_oci_reference, pinned_reference)
 
 # The pull Job's image is found in the images list by this upstream repository.
 ORAS_REPOSITORY = "ghcr.io/oras-project/oras"
@@ -32,19 +33,6 @@ DEFAULT_ORAS_IMAGE = {"source": ORAS_REPOSITORY + ":v1.3.1", "project": "images-
 MODEL_PROJECT = "ai-models"
 
 DIGEST_RE = re.compile(r"^sha256:[0-9a-f]{64}$")
-# The OCI image spec's digest grammar (algorithm:encoded).
-OCI_DIGEST_RE = re.compile(r"^[a-z0-9]+(?:[+._-][a-z0-9]+)*:[a-zA-Z0-9=_-]+$")
-
-
-def pinned_reference(reference, digest):
-    """``host/repo:tag`` (or ``host/repo[:tag]@sha256:...``) + a manifest digest -> ``host/repo@digest``.
-
-    Raises ValueError when the reference does not parse or the digest is not an OCI digest.
-    """
-    if not isinstance(digest, str) or not OCI_DIGEST_RE.match(digest):
-        raise ValueError("%r is not a manifest digest (sha256:<hex>)" % (digest,))
-    parts = parse_oci_reference(reference)
-    return "%s/%s@%s" % (parts["registry"], parts["repository"], digest)
 
 
 def _image_record(image, harbor):

@@ -4,9 +4,10 @@
 
 """Parse and build the references a model source is made of.
 
-Pure functions: OCI references (harborRef), hub paths (modelUri), the model URIs
+Pure functions: hub paths (modelUri), the model URIs
 the llm-d-modelservice chart reads (``pvc+hf://`` and ``pvc://``), Kubernetes
-quantities (storageSize). Each parser raises ValueError with a message that
+quantities (storageSize); OCI references (harborRef) are
+registry/reference.py's. Each parser raises ValueError with a message that
 says what is wrong; callers add the model and the field.
 """
 
@@ -24,12 +25,6 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.naming import 
     model_pvc_name,
 )
 
-_REGISTRY_RE = r"(?:localhost|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+|[A-Za-z0-9-]+:[0-9]+|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+:[0-9]+)"
-_PATH_COMPONENT_RE = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
-OCI_REFERENCE_RE = re.compile(
-    r"^(?P<registry>%s)/(?P<repository>%s(?:/%s)+)(?::(?P<tag>[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}))?"
-    r"(?:@(?P<digest>sha256:[0-9a-f]{64}))?$" % (_REGISTRY_RE, _PATH_COMPONENT_RE, _PATH_COMPONENT_RE)
-)
 _HF_NAME = r"[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?"
 MODEL_URI_RE = re.compile(r"^(?P<cache>hub)/(?P<org>%s)/(?P<name>%s)$" % (_HF_NAME, _HF_NAME))
 QUANTITY_RE = re.compile(
@@ -40,24 +35,6 @@ _DECIMAL = {"k": 1, "M": 2, "G": 3, "T": 4, "P": 5, "E": 6}
 
 PVC_SCHEME = "pvc://"
 PVC_HF_SCHEME = "pvc+hf://"
-
-
-def parse_oci_reference(reference):
-    """Split ``host/project/name:tag`` or ``host/project/name[:tag]@sha256:<hex>``.
-
-    Returns a dict with registry, repository, tag, digest (tag or digest may be
-    None, never both).
-    """
-    if not isinstance(reference, str):
-        raise ValueError("an OCI reference must be a string")
-    match = OCI_REFERENCE_RE.match(reference)
-    if not match:
-        raise ValueError("not an OCI reference of the form host/project/name:tag or "
-                         "host/project/name@sha256:<64 hex digits>")
-    parts = match.groupdict()
-    if not parts["tag"] and not parts["digest"]:
-        raise ValueError("the reference has neither a tag nor a digest; add :<tag> or @sha256:<64 hex digits>")
-    return parts
 
 
 def parse_model_uri(model_uri):

@@ -25,6 +25,7 @@ except ImportError:  # the plan then cannot count replicas; the claim check on t
 from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan
 from ansible_collections.ai_platform.serving.plugins.module_utils import model_source as src
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry import reference
 
 CATEGORIES = ("generative", "embedder")
 PROVIDERS = ("cloud", "on-prem")
@@ -362,7 +363,7 @@ class _ModelChecker(object):
         if unknown:
             self.fail("modelSource", unknown, "unknown modelSource fields",
                       "use only %s (field names are case-sensitive)" % ", ".join(SOURCE_FIELDS))
-        oci = self._parsed(source, "harborRef", src.parse_oci_reference,
+        oci = self._parsed(source, "harborRef", reference.parse_oci_reference,
                            "write host/project/name:tag or host/project/name@sha256:<64 hex digits>")
         model_uri = self._parsed(source, "modelUri", src.parse_model_uri,
                                  "write hub/<org>/<name>, e.g. hub/Qwen/Qwen3-0.6B")
@@ -628,7 +629,7 @@ def _check_sync(records, settings, problems):
     published = []
     for entry in settings.get("sync_models") or []:
         try:
-            published.append(dict(entry, oci=src.parse_oci_reference(entry["reference"])))
+            published.append(dict(entry, oci=reference.parse_oci_reference(entry["reference"])))
         except (ValueError, KeyError, TypeError):
             continue  # the model_sync role reports a malformed entry itself
     for record in records:

@@ -123,9 +123,8 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import distribution as pull_artifact
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
-from ansible_collections.ai_platform.serving.plugins.module_utils.image_plan import pinned_reference
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import registry_auth_argspec
-from ansible_collections.ai_platform.serving.plugins.module_utils.model_source import parse_oci_reference
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry.reference import parse_oci_reference, pinned_reference
 
 try:
     import yaml

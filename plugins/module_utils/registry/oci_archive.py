@@ -20,6 +20,7 @@ import os
 import subprocess
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import tools as registry
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry.reference import source_reference
 from ansible_collections.ai_platform.serving.plugins.module_utils.sync.hf_cache import hash_file
 
 HELM_CHART_LAYER = "application/vnd.cncf.helm.chart.content.v1.tar+gzip"
@@ -37,17 +38,6 @@ def sha256_bytes(data):
 
 def sha256_file(path):
     return "sha256:" + hash_file(path)[0]
-
-
-def source_reference(image, digest):
-    """Pull by digest when one is pinned: ``repo:tag`` + digest -> ``repo@digest``."""
-    if not digest:
-        return image
-    name = image.split("@", 1)[0]
-    last = name.rsplit("/", 1)
-    if ":" in last[-1]:
-        name = name[:name.rindex(":")]
-    return "%s@%s" % (name, digest)
 
 
 def registry_of(image):

@@ -19,12 +19,8 @@ import os
 import re
 import shutil
 import tempfile
-from collections import namedtuple
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.image_plan import pinned_reference
-from ansible_collections.ai_platform.serving.plugins.module_utils.model_source import parse_oci_reference
-
-Reference = namedtuple("Reference", ["registry", "repository", "tag", "digest"])
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry.reference import Reference, parse_oci_reference, pinned_reference
 
 AUTH_FAILURE_RE = re.compile(r"\b401\b|unauthorized|authentication required|invalid username/password", re.I)
 NOT_FOUND_RE = re.compile(r"\bnot[ _]found\b|manifest unknown|name unknown|\b404\b", re.I)
@@ -45,7 +41,7 @@ def parse_reference(ref):
 
 
 def pinned(ref, digest):
-    """``host/repo:tag`` + digest -> ``host/repo@sha256:...`` (image_plan.pinned_reference); RegistryError if malformed."""
+    """``host/repo:tag`` + digest -> ``host/repo@sha256:...`` (reference.pinned_reference); RegistryError if malformed."""
     try:
         return pinned_reference(ref, digest)
     except ValueError as exc:

@@ -23,7 +23,8 @@ import copy
 import hashlib
 import json
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan, naming
+from ansible_collections.ai_platform.serving.plugins.module_utils import naming
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry import reference as oci_reference
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pod_security
 
 ANNOTATION_SPEC_HASH = naming.annotation_key("spec_hash")
@@ -375,7 +376,7 @@ def _storage(record):
 
 
 def pinned_reference(record, digest):
-    return image_plan.pinned_reference(_storage(record)["oci"]["reference"], digest)
+    return oci_reference.pinned_reference(_storage(record)["oci"]["reference"], digest)
 
 
 def pv_manifest(record, storage_class=""):

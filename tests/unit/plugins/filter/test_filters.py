@@ -4,14 +4,14 @@ import pytest
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ai_platform.serving.plugins.filter import model_source, naming
+from ansible_collections.ai_platform.serving.plugins.filter import model_source, naming, reference
 
 
 def test_filter_maps_expose_every_filter():
     assert sorted(naming.FilterModule().filters()) == [
         "label_selectors", "model_slug", "resource_name", "resource_names", "slug_from_folders"]
-    assert sorted(model_source.FilterModule().filters()) == [
-        "parse_oci_reference", "parse_pvc_uri", "pvc_hf_uri", "quantity_bytes"]
+    assert sorted(model_source.FilterModule().filters()) == ["parse_pvc_uri", "pvc_hf_uri", "quantity_bytes"]
+    assert sorted(reference.FilterModule().filters()) == ["parse_oci_reference", "pinned_reference"]
 
 
 def test_model_slug():
@@ -60,9 +60,9 @@ def test_resource_name_overrides_and_errors():
 def test_source_filters():
     assert model_source.pvc_hf_uri("m", "hub/o/n") == "pvc+hf://m-model/hub/o/n"
     assert model_source.parse_pvc_uri("pvc://ns:c/p")["namespace"] == "ns"
-    assert model_source.parse_oci_reference("h.io/p/n:t")["tag"] == "t"
+    assert reference.parse_oci_reference("h.io/p/n:t")["tag"] == "t"
     assert model_source.quantity_bytes("1Ki") == 1024
-    for function, args in ((model_source.parse_pvc_uri, ("pvc://c",)), (model_source.parse_oci_reference, ("x",)),
+    for function, args in ((model_source.parse_pvc_uri, ("pvc://c",)), (reference.parse_oci_reference, ("x",)),
                            (model_source.quantity_bytes, ("1GB",)), (model_source.pvc_hf_uri, ("BAD", "hub/o/n")),
                            (model_source.pvc_hf_uri, ("m", "o/n"))):
         with pytest.raises(AnsibleFilterError):

@@ -74,22 +74,6 @@ def test_oras_image_missing_from_the_list():
     assert ip.oras_image([], HARBOR, False) == "ghcr.io/oras-project/oras:v1.3.1"
 
 
-@pytest.mark.parametrize("reference, digest, expected", [
-    ("harbor.example/ai-models/minilm:v1", DIGEST, "harbor.example/ai-models/minilm@" + DIGEST),
-    ("reg:5000/p/m@" + "sha256:" + "a" * 64, DIGEST, "reg:5000/p/m@" + DIGEST),
-    ("reg:5000/p/m:v1@" + "sha256:" + "a" * 64, DIGEST, "reg:5000/p/m@" + DIGEST),
-])
-def test_pinned_reference(reference, digest, expected):
-    assert ip.pinned_reference(reference, digest) == expected
-
-
-@pytest.mark.parametrize("reference, digest", [("not a ref", DIGEST), ("reg:5000/p/m:v1", None),
-                                               ("reg:5000/p/m:v1", "v1")])
-def test_pinned_reference_refuses(reference, digest):
-    with pytest.raises(ValueError):
-        ip.pinned_reference(reference, digest)
-
-
 def test_stack_charts_upstream_and_harbor():
     charts = images_yml()["aips_chart_mirrors"]
     assert ip.stack_charts(charts) == {

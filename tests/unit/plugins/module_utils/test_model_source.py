@@ -7,30 +7,6 @@ from ansible_collections.ai_platform.serving.plugins.module_utils import model_s
 DIGEST = "sha256:" + "ab" * 32
 
 
-@pytest.mark.parametrize("ref, parts", [
-    ("harbor.harbor.svc.cluster.local/ai-models/nomic:1.5.0",
-     ("harbor.harbor.svc.cluster.local", "ai-models/nomic", "1.5.0", None)),
-    ("localhost:5000/ai-models/m@" + DIGEST, ("localhost:5000", "ai-models/m", None, DIGEST)),
-    ("registry.local:8443/p/sub/m:v1@" + DIGEST, ("registry.local:8443", "p/sub/m", "v1", DIGEST)),
-])
-def test_parse_oci_reference(ref, parts):
-    got = src.parse_oci_reference(ref)
-    assert (got["registry"], got["repository"], got["tag"], got["digest"]) == parts
-
-
-@pytest.mark.parametrize("ref, why", [
-    ("ai-models/m:v1", "not an OCI reference"),
-    ("harbor.local/m:v1", "not an OCI reference"),
-    ("harbor.local/p/m", "neither a tag nor a digest"),
-    ("harbor.local/p/m@sha256:abc", "not an OCI reference"),
-    ("harbor.local/p/M:v1", "not an OCI reference"),
-    (5, "must be a string"),
-])
-def test_bad_oci_reference(ref, why):
-    with pytest.raises(ValueError, match=why):
-        src.parse_oci_reference(ref)
-
-
 def test_parse_model_uri():
     assert src.parse_model_uri("hub/Qwen/Qwen3-0.6B")["repo_id"] == "Qwen/Qwen3-0.6B"
 

@@ -18,16 +18,6 @@ RAW = b'{"schemaVersion":2}'
 RAW_DIGEST = oa.sha256_bytes(RAW)
 
 
-@pytest.mark.parametrize("image,digest,expect", [
-    ("ghcr.io/llm-d/sim:v0.7.1", None, "ghcr.io/llm-d/sim:v0.7.1"),
-    ("ghcr.io/llm-d/sim:v0.7.1", "sha256:ab", "ghcr.io/llm-d/sim@sha256:ab"),
-    ("127.0.0.1:5000/up/sim:v1", "sha256:ab", "127.0.0.1:5000/up/sim@sha256:ab"),
-    ("127.0.0.1:5000/up/sim", "sha256:ab", "127.0.0.1:5000/up/sim@sha256:ab"),
-    ("r.io/x:v1@sha256:00", "sha256:ab", "r.io/x@sha256:ab")])
-def test_source_reference(image, digest, expect):
-    assert oa.source_reference(image, digest) == expect
-
-
 @pytest.mark.parametrize("image,host", [
     ("registry.k8s.io/gaie/epp:v1.2.0", "registry.k8s.io"), ("127.0.0.1:5000/p/x:1", "127.0.0.1:5000"),
     ("localhost/p/x", "localhost"), ("library/busybox:1", "docker.io"), ("busybox", "docker.io")])

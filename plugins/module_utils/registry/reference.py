@@ -1,0 +1,79 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""OCI references: the one parser, and the one place a pinned ``name@digest`` reference is built.
+
+Pure functions. ``parse_oci_reference`` is strict (``host/project/name[:tag][@sha256:...]``: what a
+Harbor reference, an image plan source or a model's harborRef must be); ``repository_name`` accepts
+any image reference a container tool takes (``busybox:1.36``, ``registry.k8s.io/pause:3.10``).
+``pin`` joins a repository and a digest; ``pinned_reference`` (strict) and ``source_reference``
+(any image) build on it. Each parser raises ValueError with a message that says what is wrong;
+callers add the model and the field.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+from collections import namedtuple
+
+Reference = namedtuple("Reference", ["registry", "repository", "tag", "digest"])
+
+_REGISTRY_RE = r"(?:localhost|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+|[A-Za-z0-9-]+:[0-9]+|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+:[0-9]+)"
+_PATH_COMPONENT_RE = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+OCI_REFERENCE_RE = re.compile(
+    r"^(?P<registry>%s)/(?P<repository>%s(?:/%s)+)(?::(?P<tag>[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}))?"
+    r"(?:@(?P<digest>sha256:[0-9a-f]{64}))?$" % (_REGISTRY_RE, _PATH_COMPONENT_RE, _PATH_COMPONENT_RE)
+)
+OCI_DIGEST_RE = re.compile(r"^[a-z0-9]+(?:[+._-][a-z0-9]+)*:[a-zA-Z0-9=_-]+$")
+
+
+def parse_oci_reference(reference):
+    """Split ``host/project/name:tag`` or ``host/project/name[:tag]@sha256:<hex>``.
+
+    Returns a dict with registry, repository, tag, digest (tag or digest may be
+    None, never both).
+    """
+    if not isinstance(reference, str):
+        raise ValueError("an OCI reference must be a string")
+    match = OCI_REFERENCE_RE.match(reference)
+    if not match:
+        raise ValueError("not an OCI reference of the form host/project/name:tag or "
+                         "host/project/name@sha256:<64 hex digits>")
+    parts = match.groupdict()
+    if not parts["tag"] and not parts["digest"]:
+        raise ValueError("the reference has neither a tag nor a digest; add :<tag> or @sha256:<64 hex digits>")
+    return parts
+
+
+def repository_name(image):
+    """Any image reference without its tag and digest: ``host:5000/p/n:v1@sha256:..`` -> ``host:5000/p/n``."""
+    name = image.split("@", 1)[0]
+    last = name.rsplit("/", 1)
+    if ":" in last[-1]:
+        name = name[:name.rindex(":")]
+    return name
+
+
+def pin(repository, digest):
+    """``repository`` (no tag, no digest) + a manifest digest -> ``repository@digest``."""
+    return "%s@%s" % (repository, digest)
+
+
+def pinned_reference(reference, digest):
+    """``host/repo:tag`` (or ``host/repo[:tag]@sha256:...``) + a manifest digest -> ``host/repo@digest``.
+
+    Raises ValueError when the reference does not parse or the digest is not an OCI digest.
+    """
+    if not isinstance(digest, str) or not OCI_DIGEST_RE.match(digest):
+        raise ValueError("%r is not a manifest digest (sha256:<hex>)" % (digest,))
+    parts = parse_oci_reference(reference)
+    return pin("%s/%s" % (parts["registry"], parts["repository"]), digest)
+
+
+def source_reference(image, digest):
+    """Pull by digest when one is pinned: ``repo:tag`` + digest -> ``repo@digest``; no digest, the image as given."""
+    if not digest:
+        return image
+    return pin(repository_name(image), digest)

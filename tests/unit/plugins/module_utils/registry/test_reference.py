@@ -1,0 +1,63 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The one OCI reference parser and the pinned ``name@digest`` references built on it."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry import reference as ref_mod
+
+DIGEST = "sha256:" + "ab" * 32
+
+
+@pytest.mark.parametrize("ref, parts", [
+    ("harbor.harbor.svc.cluster.local/ai-models/nomic:1.5.0",
+     ("harbor.harbor.svc.cluster.local", "ai-models/nomic", "1.5.0", None)),
+    ("localhost:5000/ai-models/m@" + DIGEST, ("localhost:5000", "ai-models/m", None, DIGEST)),
+    ("registry.local:8443/p/sub/m:v1@" + DIGEST, ("registry.local:8443", "p/sub/m", "v1", DIGEST)),
+])
+def test_parse_oci_reference(ref, parts):
+    got = ref_mod.parse_oci_reference(ref)
+    assert (got["registry"], got["repository"], got["tag"], got["digest"]) == parts
+
+
+@pytest.mark.parametrize("ref, why", [
+    ("ai-models/m:v1", "not an OCI reference"),
+    ("harbor.local/m:v1", "not an OCI reference"),
+    ("harbor.local/p/m", "neither a tag nor a digest"),
+    ("harbor.local/p/m@sha256:abc", "not an OCI reference"),
+    ("harbor.local/p/M:v1", "not an OCI reference"),
+    (5, "must be a string"),
+])
+def test_bad_oci_reference(ref, why):
+    with pytest.raises(ValueError, match=why):
+        ref_mod.parse_oci_reference(ref)
+
+
+@pytest.mark.parametrize("reference, digest, expected", [
+    ("harbor.example/ai-models/minilm:v1", DIGEST, "harbor.example/ai-models/minilm@" + DIGEST),
+    ("reg:5000/p/m@" + "sha256:" + "a" * 64, DIGEST, "reg:5000/p/m@" + DIGEST),
+    ("reg:5000/p/m:v1@" + "sha256:" + "a" * 64, DIGEST, "reg:5000/p/m@" + DIGEST),
+])
+def test_pinned_reference(reference, digest, expected):
+    assert ref_mod.pinned_reference(reference, digest) == expected
+
+
+@pytest.mark.parametrize("reference, digest", [("not a ref", DIGEST), ("reg:5000/p/m:v1", None),
+                                               ("reg:5000/p/m:v1", "v1")])
+def test_pinned_reference_refuses(reference, digest):
+    with pytest.raises(ValueError):
+        ref_mod.pinned_reference(reference, digest)
+
+
+@pytest.mark.parametrize("image,digest,expect", [
+    ("ghcr.io/llm-d/sim:v0.7.1", None, "ghcr.io/llm-d/sim:v0.7.1"),
+    ("ghcr.io/llm-d/sim:v0.7.1", "sha256:ab", "ghcr.io/llm-d/sim@sha256:ab"),
+    ("127.0.0.1:5000/up/sim:v1", "sha256:ab", "127.0.0.1:5000/up/sim@sha256:ab"),
+    ("127.0.0.1:5000/up/sim", "sha256:ab", "127.0.0.1:5000/up/sim@sha256:ab"),
+    ("r.io/x:v1@sha256:00", "sha256:ab", "r.io/x@sha256:ab")])
+def test_source_reference(image, digest, expect):
+    assert ref_mod.source_reference(image, digest) == expect
