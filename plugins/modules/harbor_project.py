@@ -76,7 +76,8 @@ created:
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import registry_auth_argspec
-from ansible_collections.ai_platform.serving.plugins.module_utils.registry.harbor import Harbor, HarborError, open_url_transport
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry.harbor import Harbor, HarborError
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry.transport import TransportError, open_url_transport
 
 
 def argspec():
@@ -96,13 +97,13 @@ def main():
     module = AnsibleModule(argument_spec=argspec(), supports_check_mode=True)
     params = module.params
     harbor = Harbor(params["url"], params["username"], params["password"],
-                    open_url_transport(params["ca_file"], params["validate_certs"]))
+                    open_url_transport(params["ca_file"], params["validate_certs"], follow_redirects=False))
     created = []
     try:
         for name in params["projects"]:
             if harbor.ensure_project(name, params["public"], params["storage_limit"], module.check_mode):
                 created.append(name)
-    except HarborError as exc:
+    except (HarborError, TransportError) as exc:
         module.fail_json(msg=str(exc), created=created)
     module.exit_json(changed=bool(created), created=created)
 

@@ -125,6 +125,7 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.registry impor
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import registry_auth_argspec
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry.reference import parse_oci_reference, pinned_reference
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry.transport import TransportError, open_url_transport
 
 try:
     import yaml
@@ -183,12 +184,12 @@ def main():
         if info is None:
             registry = pull_artifact.Registry(
                 params["registry_endpoint"] or oci["registry"], params["username"], params["password"],
-                pull_artifact.open_url_transport(params["ca_file"], params["validate_certs"], params["timeout"]))
+                open_url_transport(params["ca_file"], params["validate_certs"], params["timeout"]))
             summary = pull_artifact.artifact_info(registry, oci["repository"], oci["tag"], oci["digest"])
             info = dict(digest=summary["digest"], size=summary["size"], file_count=summary["file_count"],
                         repo_id=summary["repo_id"], revision=summary["revision"], source="registry")
         pinned = pinned_reference(reference, info["digest"])
-    except (pull_artifact.ArtifactError, ValueError) as exc:
+    except (pull_artifact.ArtifactError, TransportError, ValueError) as exc:
         module.fail_json(msg="%s: %s" % (params["slug"] or reference, exc))
     problem = None
     if params["storage_bytes"] is not None:

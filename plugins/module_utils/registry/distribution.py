@@ -13,12 +13,13 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import base64
 import hashlib
 import json
 import re
 
-from ansible.module_utils.six.moves.urllib.parse import urlencode, urljoin, urlsplit
+from ansible.module_utils.six.moves.urllib.parse import urlencode
+
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry.transport import basic_auth, header
 
 TITLE = "org.opencontainers.image.title"
 REPO_ANNOTATION = "dev.ai-platform.serving.hf.repo-id"
@@ -32,10 +33,6 @@ _CHALLENGE_RE = re.compile(r'(\w+)="([^"]*)"')
 
 class ArtifactError(Exception):
     """The manifest could not be read; the message is safe to show (no credentials)."""
-
-
-def _basic(user, password):
-    return "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode("utf-8")).decode("ascii")
 
 
 def parse_challenge(header):
@@ -88,7 +85,7 @@ class Registry(object):
         query["scope"] = params.get("scope") or "repository:%s:pull" % repository
         headers = {"Accept": "application/json"}
         if self.user and self.password:
-            headers["Authorization"] = _basic(self.user, self.password)
+            headers["Authorization"] = basic_auth(self.user, self.password)
         status, _headers, body = self.send("GET", params["realm"] + "?" + urlencode(query), headers)
         if status in (401, 403):
             raise self._rejected(status)
@@ -116,11 +113,11 @@ class Registry(object):
             headers["Authorization"] = self._auth
         status, rheaders, body = self.send("GET", url, headers)
         if status == 401 and not self._auth:
-            scheme, params = parse_challenge(_header(rheaders, "WWW-Authenticate"))
+            scheme, params = parse_challenge(header(rheaders, "WWW-Authenticate"))
             if scheme == "bearer" and params.get("realm"):
                 self._auth = self._token(params, repository)
             elif self.user and self.password:
-                self._auth = _basic(self.user, self.password)
+                self._auth = basic_auth(self.user, self.password)
             else:
                 raise self._rejected(status)
             headers["Authorization"] = self._auth
@@ -133,17 +130,10 @@ class Registry(object):
         if status != 200:
             raise ArtifactError("registry %s answered HTTP %s for %s:%s"
                                 % (self.endpoint, status, repository, reference))
-        digest = _header(rheaders, "Docker-Content-Digest")
+        digest = header(rheaders, "Docker-Content-Digest")
         if reference.startswith("sha256:"):
             digest = reference
         return digest, body
-
-
-def _header(headers, name):
-    for key, value in (headers or {}).items():
-        if key.lower() == name.lower():
-            return value
-    return None
 
 
 def artifact_info(registry, repository, tag=None, digest=None):
@@ -153,53 +143,3 @@ def artifact_info(registry, repository, tag=None, digest=None):
     if digest and info["digest"] != digest:
         raise ArtifactError("the manifest's digest is %s, not the pinned %s" % (info["digest"], digest))
     return info
-
-
-REDIRECTS = (301, 302, 303, 307, 308)
-MAX_REDIRECTS = 5
-
-
-def _origin(url):
-    parts = urlsplit(url)
-    return parts.scheme.lower(), (parts.netloc or "").lower()
-
-
-def redirect_headers(from_url, to_url, headers):
-    """The headers to send to a redirect target: without Authorization when the host (or scheme) changes,
-    so a registry's credentials never reach the storage or CDN host it redirects to."""
-    if _origin(from_url) == _origin(to_url):
-        return dict(headers)
-    return dict((key, value) for key, value in headers.items() if key.lower() != "authorization")
-
-
-def open_url_transport(ca_file=None, validate_certs=True, timeout=30, opener=None):
-    """A transport on ansible.module_utils.urls.open_url that follows redirects itself (at most 5),
-    dropping the Authorization header whenever a redirect leaves the original host."""
-    from ansible.module_utils.six.moves.urllib.error import HTTPError, URLError
-    if opener is None:
-        from ansible.module_utils.urls import open_url as opener
-
-    def once(method, url, headers):
-        try:
-            response = opener(url, method=method, headers=headers, ca_path=ca_file, validate_certs=validate_certs,
-                              timeout=timeout, follow_redirects="none", force_basic_auth=False)
-            return response.getcode(), dict(response.headers.items()), response.read()
-        except HTTPError as exc:
-            return exc.code, dict(exc.headers.items()) if exc.headers else {}, exc.read() or b""
-        except URLError as exc:
-            raise ArtifactError("cannot reach %s: %s" % (url.split("/v2/")[0].split("?")[0], exc.reason))
-        except Exception as exc:  # ssl errors and timeouts surface as various types
-            raise ArtifactError("cannot read %s: %s" % (url.split("?")[0], exc))
-
-    def send(method, url, headers):
-        for _hop in range(MAX_REDIRECTS + 1):
-            status, rheaders, body = once(method, url, headers)
-            location = _header(rheaders, "Location")
-            if status not in REDIRECTS or not location:
-                return status, rheaders, body
-            target = urljoin(url, location)
-            headers = redirect_headers(url, target, headers)
-            url = target
-        raise ArtifactError("too many redirects reading %s" % url.split("?")[0])
-
-    return send

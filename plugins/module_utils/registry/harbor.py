@@ -11,21 +11,17 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import base64
 import json
 
 from ansible.module_utils.six.moves.urllib.parse import quote
+
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry.transport import basic_auth
 
 API = "/api/v2.0"
 
 
 class HarborError(Exception):
     """A Harbor API call failed; the message is safe to show."""
-
-
-def auth_header(user, password):
-    token = base64.b64encode(("%s:%s" % (user, password)).encode("utf-8")).decode("ascii")
-    return "Basic " + token
 
 
 def project_exists_request(name):
@@ -40,11 +36,12 @@ def project_create_request(name, public=False, storage_limit=None):
 
 
 class Harbor:
-    """Harbor API over a transport ``send(method, url, headers, data) -> (status, body bytes)``."""
+    """Harbor API over a transport ``send(method, url, headers, data) -> (status, headers, body bytes)``
+    (transport.open_url_transport with follow_redirects=False)."""
 
     def __init__(self, url, user, password, send):
         self.url = url.rstrip("/")
-        self.headers = {"Authorization": auth_header(user, password), "Accept": "application/json"}
+        self.headers = {"Authorization": basic_auth(user, password), "Accept": "application/json"}
         self.send = send
 
     def call(self, request):
@@ -54,7 +51,7 @@ class Harbor:
         if body is not None:
             headers["Content-Type"] = "application/json"
             data = json.dumps(body, sort_keys=True).encode("utf-8")
-        status, payload = self.send(method, self.url + path, headers, data)
+        status, _headers, payload = self.send(method, self.url + path, headers, data)
         if status == 401:
             raise HarborError("Harbor %s rejected the credentials (HTTP 401): check the robot/user token" % self.url)
         if status == 403:
@@ -80,20 +77,3 @@ class Harbor:
             return status == 201
         raise HarborError("Harbor %s refused to create project %s: HTTP %s %s"
                           % (self.url, name, status, payload[:200].decode("utf-8", "replace")))
-
-
-def open_url_transport(ca_file=None, validate_certs=True, timeout=30):
-    """A transport built on ansible.module_utils.urls.open_url (redirects not followed)."""
-    from ansible.module_utils.urls import open_url
-    from ansible.module_utils.six.moves.urllib.error import HTTPError
-
-    def send(method, url, headers, data):
-        try:
-            response = open_url(url, method=method, headers=headers, data=data, ca_path=ca_file,
-                                validate_certs=validate_certs, timeout=timeout, follow_redirects="none",
-                                force_basic_auth=False)
-            return response.getcode(), response.read()
-        except HTTPError as exc:
-            return exc.code, exc.read() or b""
-
-    return send
