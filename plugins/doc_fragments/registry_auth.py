@@ -8,7 +8,7 @@ __metaclass__ = type
 
 
 class ModuleDocFragment(object):
-    """Registry credentials and CA (module_utils.args_common.registry_auth_argspec)."""
+    """Registry credentials (module_utils.args_common.registry_auth_argspec; TLS in registry_tls)."""
 
     DOCUMENTATION = r"""
 options:
@@ -18,7 +18,4 @@ options:
   password:
     description: Its password or robot token. Never logged.
     type: str
-  ca_file:
-    description: CA certificate that signed the registry's certificate.
-    type: path
 """

@@ -23,17 +23,31 @@ def k8s_auth_argspec(**options):
     return spec
 
 
-def registry_auth_argspec(prefix="", **options):
-    """Registry user, password (never logged) and CA file, and ``options``.
+def registry_tls_argspec(**options):
+    """How a registry's TLS is checked: the CA file and ``validate_certs``, and ``options``.
 
-    Doc fragment ai_platform.serving.registry_auth documents them without ``prefix``; model_sync, which
-    also takes a Hugging Face token, names the first two ``registry_username`` and ``registry_password``
-    and documents them itself.
+    Doc fragment ai_platform.serving.registry_tls. ``validate_certs`` is the one name of the option in every
+    module (``tls_verify``, image_archive's earlier name, is its alias).
+    """
+    spec = {
+        "ca_file": dict(type="path"),
+        "validate_certs": dict(type="bool", default=True, aliases=["tls_verify"]),
+    }
+    spec.update(options)
+    return spec
+
+
+def registry_auth_argspec(prefix="", **options):
+    """Registry user, password (never logged), the TLS options of ``registry_tls_argspec``, and ``options``.
+
+    Doc fragments ai_platform.serving.registry_auth (user, password, without ``prefix``) and
+    ai_platform.serving.registry_tls; model_sync, which also takes a Hugging Face token, names the first two
+    ``registry_username`` and ``registry_password`` and documents them itself.
     """
     spec = {
         prefix + "username": dict(type="str"),
         prefix + "password": dict(type="str", no_log=True),
-        "ca_file": dict(type="path"),
     }
+    spec.update(registry_tls_argspec())
     spec.update(options)
     return spec

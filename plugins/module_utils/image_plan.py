@@ -20,8 +20,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.registry.reference import (
-    parse_oci_reference, pinned_reference)
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry.reference import parse_oci_reference, pin
 
 # The pull Job's image is found in the images list by this upstream repository.
 ORAS_REPOSITORY = "ghcr.io/oras-project/oras"
@@ -65,7 +64,7 @@ def _image_record(image, harbor):
         "archive": image.get("archive") or "%s-%s.tar" % (ref["repository"].rsplit("/", 1)[-1], ref["tag"]),
         "all_platforms": bool(image.get("all_platforms", False)),
         "destination": "%s:%s" % (repository, ref["tag"]),
-        "pinned": "%s@%s" % (repository, digest) if digest else None,
+        "pinned": pin(repository, digest) if digest else None,
         "mirror": {"upstream": ref["registry"],
                    "pattern": "^%s$" % re.escape(ref["repository"]),
                    "target": "%s/%s" % (project, path)},

@@ -21,6 +21,7 @@ description:
     C(oci://) O(chart) (O(state=saved)).
 extends_documentation_fragment:
   - ai_platform.serving.registry_auth
+  - ai_platform.serving.registry_tls
 options:
   state:
     description: V(saved) downloads the chart, V(pushed) uploads it.
@@ -154,7 +155,7 @@ def main():
             if params["state"] == "saved":
                 result = oci_archive.save_chart(params, module.check_mode, helm)
             else:
-                skopeo = oci_archive.Skopeo(params["skopeo_path"], auth, not params["plain_http"])
+                skopeo = oci_archive.Skopeo(params["skopeo_path"], auth, params["validate_certs"] and not params["plain_http"])
                 result = oci_archive.push_chart(params, module.check_mode, skopeo, helm)
     except registry.RegistryError as exc:
         module.fail_json(msg=str(exc))

@@ -18,6 +18,7 @@ description:
   - Only tested against recorded requests; Harbor cannot run on the project's machines.
 extends_documentation_fragment:
   - ai_platform.serving.registry_auth
+  - ai_platform.serving.registry_tls
 options:
   url:
     description: Harbor base URL, e.g. C(https://harbor.example.com).
@@ -41,10 +42,6 @@ options:
   storage_limit:
     description: Quota in bytes for new projects (-1 unlimited; Harbor's default when omitted).
     type: int
-  validate_certs:
-    description: Verify Harbor's TLS certificate.
-    type: bool
-    default: true
 attributes:
   check_mode:
     support: full
@@ -87,7 +84,6 @@ def argspec():
         projects=dict(type="list", elements="str", required=True),
         public=dict(type="bool", default=False),
         storage_limit=dict(type="int"),
-        validate_certs=dict(type="bool", default=True),
         username=dict(type="str", required=True),
         password=dict(type="str", required=True, no_log=True),
     )

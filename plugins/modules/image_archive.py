@@ -21,6 +21,7 @@ description:
     O(image) (O(state=saved)). Credentials go to a private temporary auth file, never to a command line.
 extends_documentation_fragment:
   - ai_platform.serving.registry_auth
+  - ai_platform.serving.registry_tls
 options:
   state:
     description: V(saved) downloads into the archive, V(pushed) uploads the archive.
@@ -42,10 +43,6 @@ options:
   destination:
     description: Target reference (O(state=pushed)), e.g. C(harbor.example.com/images-infra/oras-project/oras:v1.3.1).
     type: str
-  tls_verify:
-    description: Verify the registry's TLS certificate.
-    type: bool
-    default: true
   all_platforms:
     description: Copy every platform of a multi-platform image (C(skopeo copy --all)).
     type: bool
@@ -116,7 +113,6 @@ def argspec():
         digest=dict(type="str"),
         archive=dict(type="path", required=True),
         destination=dict(type="str"),
-        tls_verify=dict(type="bool", default=True),
         all_platforms=dict(type="bool", default=False),
         force=dict(type="bool", default=False),
         skopeo_path=dict(type="path", default="skopeo"),
@@ -131,7 +127,7 @@ def main():
     credentials = {oci_archive.registry_of(ref): (params["username"], params["password"])}
     try:
         with registry.AuthDir(credentials, params["ca_file"]) as auth:
-            skopeo = oci_archive.Skopeo(params["skopeo_path"], auth, params["tls_verify"])
+            skopeo = oci_archive.Skopeo(params["skopeo_path"], auth, params["validate_certs"])
             step = oci_archive.save_image if params["state"] == "saved" else oci_archive.push_image
             result = step(params, module.check_mode, skopeo)
     except registry.RegistryError as exc:

@@ -22,6 +22,7 @@ description:
     (RV(fits), RV(problem)); the model_storage role fails before creating anything when one does not.
 extends_documentation_fragment:
   - ai_platform.serving.registry_auth
+  - ai_platform.serving.registry_tls
   - ai_platform.serving.read_only
 options:
   reference:
@@ -32,10 +33,6 @@ options:
     description: C(host[:port]) to connect to instead of the reference's host (e.g. Harbor's external name
       when the reference uses the in-cluster one). The digest and the pinned reference keep the reference's host.
     type: str
-  validate_certs:
-    description: Verify the registry's TLS certificate.
-    type: bool
-    default: true
   timeout:
     description: Seconds per HTTP request.
     type: int
@@ -137,7 +134,6 @@ def argspec():
     return registry_auth_argspec(
         reference=dict(type="str", required=True),
         registry_endpoint=dict(type="str"),
-        validate_certs=dict(type="bool", default=True),
         timeout=dict(type="int", default=30),
         lock_file=dict(type="path"),
         require_lock=dict(type="bool", default=False),

@@ -24,6 +24,8 @@ description:
   - Compares the desired layers with the manifest the tag already points at first; when they match nothing is
     sent. Otherwise C(oras) skips every blob the registry already holds, so only changed files travel.
   - Credentials are written to a private temporary docker config file, never to a command line.
+extends_documentation_fragment:
+  - ai_platform.serving.registry_tls
 options:
   repo_id:
     description: Hugging Face repository id, C(<org>/<name>).
@@ -81,15 +83,14 @@ options:
   registry_password:
     description: Registry password or robot token.
     type: str
-  ca_file:
-    description: CA bundle that signed the registry certificate.
-    type: path
   plain_http:
     description: Talk HTTP instead of HTTPS to the registry.
     type: bool
     default: false
   insecure:
-    description: Skip TLS verification of the registry (tests only).
+    description:
+      - Skip TLS verification of the registry (tests only). Kept for existing playbooks; the collection's one
+        name for this is O(validate_certs=false), and either turns verification off.
     type: bool
     default: false
   oras_path:

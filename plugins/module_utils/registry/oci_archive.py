@@ -109,21 +109,25 @@ def chart_archive_name(name, version):
     return "%s-%s.tgz" % (name, version)
 
 
-def helm_pull_argv(helm, chart, version, destination, repo_url=None, registry_config=None, ca_file=None):
+def _helm_tls(ca_file, validate_certs):
+    argv = ["--ca-file", ca_file] if ca_file else []
+    if not validate_certs:
+        argv.append("--insecure-skip-tls-verify")
+    return argv
+
+
+def helm_pull_argv(helm, chart, version, destination, repo_url=None, registry_config=None, ca_file=None,
+                   validate_certs=True):
     argv = [helm, "pull", chart, "--version", version, "--destination", destination]
     if repo_url:
         argv += ["--repo", repo_url]
     if registry_config:
         argv += ["--registry-config", registry_config]
-    if ca_file:
-        argv += ["--ca-file", ca_file]
-    return argv
+    return argv + _helm_tls(ca_file, validate_certs)
 
 
-def helm_push_argv(helm, archive, oci_base, registry_config, ca_file=None, plain_http=False):
-    argv = [helm, "push", archive, oci_base, "--registry-config", registry_config]
-    if ca_file:
-        argv += ["--ca-file", ca_file]
+def helm_push_argv(helm, archive, oci_base, registry_config, ca_file=None, plain_http=False, validate_certs=True):
+    argv = [helm, "push", archive, oci_base, "--registry-config", registry_config] + _helm_tls(ca_file, validate_certs)
     if plain_http:
         argv.append("--plain-http")
     return argv
@@ -223,7 +227,7 @@ def save_chart(params, check_mode, helm_run):
         return result
     os.makedirs(params["destination"], exist_ok=True)
     argv = helm_pull_argv(params["helm_path"], params["chart"], params["version"], params["destination"],
-                          params["repo_url"], helm_run.auth.config, params["ca_file"])
+                          params["repo_url"], helm_run.auth.config, params["ca_file"], params.get("validate_certs", True))
     helm_run(argv, registry_of(params["chart"].replace("oci://", "")) if params["chart"].startswith("oci://")
              else params["repo_url"])
     if not archive_exists(archive):
@@ -253,7 +257,7 @@ def push_chart(params, check_mode, skopeo, helm_run):
     result = dict(changed=remote != local, archive=archive, digest=local, reference=target)
     if result["changed"] and not check_mode:
         helm_run(helm_push_argv(params["helm_path"], archive, "oci://" + base, helm_run.auth.config,
-                                params["ca_file"], params["plain_http"]), host)
+                                params["ca_file"], params["plain_http"], params.get("validate_certs", True)), host)
     return result
 
 

@@ -87,7 +87,7 @@ class Remote:
         self.auth = auth
         self.ref = registry.parse_reference(params["reference"])
         self.args = oci_artifact.remote_args(auth.config, params["ca_file"], params["plain_http"],
-                                             params["insecure"])
+                                             params["insecure"] or not params["validate_certs"])
 
     def fail_message(self, output):
         return registry.redact(registry.explain_failure("oras", self.ref.registry,

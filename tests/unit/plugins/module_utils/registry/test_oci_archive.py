@@ -38,6 +38,9 @@ def test_helm_argv():
         "https://repo", "--registry-config", "/a.json", "--ca-file", "/ca"]
     assert oa.helm_push_argv("helm", "/c.tgz", "oci://h/charts", "/a.json", plain_http=True) == [
         "helm", "push", "/c.tgz", "oci://h/charts", "--registry-config", "/a.json", "--plain-http"]
+    assert oa.helm_push_argv("helm", "/c.tgz", "oci://h/charts", "/a.json", "/ca", validate_certs=False)[-3:] == [
+        "--ca-file", "/ca", "--insecure-skip-tls-verify"]
+    assert oa.helm_pull_argv("helm", "c", "v1", "/d", validate_certs=False)[-1] == "--insecure-skip-tls-verify"
 
 
 class FakeSkopeo:

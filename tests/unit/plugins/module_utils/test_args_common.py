@@ -1,0 +1,22 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The shared argument specs: one TLS option name, the old one an alias."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.ai_platform.serving.plugins.module_utils import args_common
+
+
+def test_registry_auth_carries_the_one_tls_option():
+    spec = args_common.registry_auth_argspec("registry_", verify=dict(type="bool"))
+    assert sorted(spec) == ["ca_file", "registry_password", "registry_username", "validate_certs", "verify"]
+    assert spec["validate_certs"] == dict(type="bool", default=True, aliases=["tls_verify"])
+    assert spec["registry_password"]["no_log"] is True
+
+
+def test_each_call_returns_a_fresh_spec():
+    first = args_common.registry_tls_argspec()
+    first["validate_certs"]["aliases"].append("x")
+    assert args_common.registry_tls_argspec()["validate_certs"]["aliases"] == ["tls_verify"]
