@@ -2,7 +2,7 @@
 # Copyright: (c) 2026, ai_platform.serving contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""The plan records a role handles, checked; the roles' first step."""
+"""The plan records a role handles, checked (the roles' first step), and the plan's hostPath root."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -11,6 +11,7 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import plan_records as records
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import DEFAULT_HOSTPATH_ROOT
 
 
 def plan_records(plan, models=None, role="role"):
@@ -20,6 +21,12 @@ def plan_records(plan, models=None, role="role"):
         raise AnsibleFilterError(str(exc))
 
 
+def hostpath_root(root=None):
+    if root is not None and not isinstance(root, str):
+        raise AnsibleFilterError("hostpath_root: expects a directory path or an empty value, got %r" % (root,))
+    return root or DEFAULT_HOSTPATH_ROOT
+
+
 class FilterModule(object):
     def filters(self):
-        return {"plan_records": plan_records}
+        return {"plan_records": plan_records, "hostpath_root": hostpath_root}

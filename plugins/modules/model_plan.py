@@ -194,7 +194,7 @@ problems:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan import build_plan, format_problems
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import DEFAULT_HOSTPATH_ROOT, build_plan, format_problems
 
 SETTINGS = ("models", "models_dir", "cloud_provider", "kubeconfig", "harbor_hostname", "harbor_user",
             "harbor_token", "gpu_toleration", "hostpath_root", "oras_version", "oras_image", "images", "sync_models")
@@ -210,7 +210,7 @@ def argspec():
         harbor_user=dict(type="str"),
         harbor_token=dict(type="str", no_log=True),
         gpu_toleration=dict(type="dict"),
-        hostpath_root=dict(type="str", default="/var/lib/hostpath/models"),
+        hostpath_root=dict(type="str", default=DEFAULT_HOSTPATH_ROOT),
         oras_version=dict(type="str"),
         oras_image=dict(type="str"),
         images=dict(type="list", elements="dict"),

@@ -68,6 +68,13 @@ def test_oras_image(images, on_prem, version, expected):
     assert ip.oras_image(images, HARBOR, on_prem, version) == expected
 
 
+def test_the_fallback_oras_image_is_the_listed_one():
+    """DEFAULT_ORAS_IMAGE (used when no images list is given) is group_vars/all/images.yml's entry, so the ORAS
+    version has one value (lab/versions.env is held to it by tests/unit/test_lab_images.py)."""
+    listed = [image for image in images_yml()["aips_images"] if image["source"].startswith(ip.ORAS_REPOSITORY + ":")]
+    assert [dict((k, image[k]) for k in ("source", "project")) for image in listed] == [ip.DEFAULT_ORAS_IMAGE]
+
+
 def test_oras_image_missing_from_the_list():
     with pytest.raises(ValueError, match="carries no ghcr.io/oras-project/oras"):
         ip.oras_image([{"source": "ghcr.io/llm-d/sim:v1", "project": "p"}], HARBOR, True)
