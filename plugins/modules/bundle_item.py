@@ -29,6 +29,7 @@ description:
     (O(state=pushed)); they go to a private temporary auth file, never to a command line.
 extends_documentation_fragment:
   - ai_platform.serving.registry_auth
+  - ai_platform.serving.registry_tls
 options:
   state:
     description: V(saved) writes the item into the bundle, V(pushed) uploads it from the bundle.
@@ -94,10 +95,6 @@ options:
   destination:
     description: Target reference (O(state=pushed)); for a chart the repository C(<harbor>/<project>).
     type: str
-  tls_verify:
-    description: Verify the registry's TLS certificate.
-    type: bool
-    default: true
   plain_http:
     description: Talk plain HTTP to the destination (test registries only).
     type: bool
@@ -220,7 +217,6 @@ def argspec():
         model=dict(type="dict"),
         item=dict(type="dict"),
         destination=dict(type="str"),
-        tls_verify=dict(type="bool", default=True),
         plain_http=dict(type="bool", default=False),
         work_dir=dict(type="path"),
         progress_file=dict(type="path"),
@@ -258,7 +254,7 @@ def save(module, params):
     credentials = {oci_archive.registry_of(target): (params["username"], params["password"])}
     with registry.AuthDir(credentials, params["ca_file"]) as auth:
         if kind == "image":
-            skopeo = oci_archive.Skopeo(params["skopeo_path"], auth, params["tls_verify"])
+            skopeo = oci_archive.Skopeo(params["skopeo_path"], auth, params["validate_certs"])
             return bundle.save_image(params, module.check_mode, skopeo)
         return bundle.save_chart(params, module.check_mode, oci_archive.HelmRunner(auth, params))
 
@@ -270,7 +266,7 @@ def push(module, params):
     archive = "%s/%s" % (params["bundle_dir"], item["path"])
     credentials = {oci_archive.registry_of(params["destination"]): (params["username"], params["password"])}
     with registry.AuthDir(credentials, params["ca_file"]) as auth:
-        skopeo = oci_archive.Skopeo(params["skopeo_path"], auth, params["tls_verify"] and not params["plain_http"])
+        skopeo = oci_archive.Skopeo(params["skopeo_path"], auth, params["validate_certs"] and not params["plain_http"])
         if kind == "image":
             pushed = oci_archive.push_image(dict(params, archive=archive), module.check_mode, skopeo)
         else:
