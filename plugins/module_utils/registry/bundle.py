@@ -330,7 +330,8 @@ def push_model(params, check_mode):
     item = params["item"]
     layout = os.path.join(params["bundle_dir"], item["path"])
     remote_params = dict(reference=params["reference"], ca_file=params["ca_file"], plain_http=params["plain_http"],
-                         insecure=False, registry_username=params["username"], registry_password=params["password"],
+                         insecure=False, validate_certs=params.get("validate_certs", True),
+                         registry_username=params["username"], registry_password=params["password"],
                          oras_path=params["oras_path"])
     ref = registry.parse_reference(params["reference"])
     credentials = {ref.registry: (params["username"], params["password"])}
