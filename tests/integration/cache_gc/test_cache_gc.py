@@ -9,6 +9,7 @@ __metaclass__ = type
 
 import os
 import re
+import shutil
 import time
 
 from ansible_collections.ai_platform.serving.tests.support.playbook import flat
@@ -124,13 +125,24 @@ def test_a_verified_copy_is_reused_and_another_digest_pulled_again(site, kube):
     log = kube.logs(site.namespace("a"), "job/%s-model-pull" % site.slug("a")) if pods else ""
     assert "reusing the verified copy" in log
 
-    # a copy that holds another digest is replaced by the normal pull
+    # a marker naming another digest while the wanted one is still a revision kept on the claim (its
+    # .revisions/ record and snapshot intact): switched back to, nothing pulled
     site.forget("a")
     marker = os.path.join(site.dir("a"), ".pulled")
     with open(marker) as handle:
         text = handle.read()
     with open(marker, "w") as handle:
         handle.write(text.replace(first["digest"], "sha256:" + "0" * 64))
+    switched = site.deploy()
+    assert switched.rc == 0, str(switched)
+    assert site.marker("a")["digest"] == first["digest"] and site.marker("a")["pulled_at"] == first["pulled_at"]
+    assert "switching to it, nothing to download" in kube.logs(site.namespace("a"), "job/%s-model-pull" % site.slug("a"))
+
+    # a copy that holds another digest, with no record of the wanted one, is replaced by the normal pull
+    site.forget("a")
+    with open(marker, "w") as handle:
+        handle.write(text.replace(first["digest"], "sha256:" + "0" * 64))
+    shutil.rmtree(os.path.join(site.dir("a"), ".revisions"))
     time.sleep(1.1)   # pulled_at has a resolution of one second
     pulled = site.deploy()
     assert pulled.rc == 0, str(pulled)
