@@ -44,6 +44,26 @@ def model_sync_published(entries, registry, project=None):
     return plan.sync_published(entries, registry, project or None)
 
 
+def image_pins(images, harbor, lock_images=None):
+    """{tag reference: reference by digest} of the images list, pinned by the lock file's images section."""
+    return _call("image_pins", lambda: plan.image_pins(plan.image_plan(images or [], harbor or ""), lock_images or {}))
+
+
+def pin_charts(charts, lock_charts=None, lock_file=""):
+    """{charts, problems}: aips_charts with the lock's OCI charts by digest; a message per chart left unpinned."""
+    pinned, unpinned = _call("pin_charts", plan.pin_charts, charts or {}, lock_charts or {})
+    return {"charts": pinned, "problems": plan.unpinned_chart_problems(unpinned, lock_file)}
+
+
+def bundle_lock_sections(items, harbor):
+    """The lock file's images and charts sections from the items load.yml pushed."""
+    # load.yml's loop results (the lock entry under item, manifest_digest beside it) or the entries themselves
+    entries = [dict(entry["item"], manifest_digest=entry.get("manifest_digest"))
+               if isinstance(entry.get("item"), dict) else entry for entry in items or [] if isinstance(entry, dict)]
+    return _call("bundle_lock_sections", lambda: {"images": plan.image_lock(entries, harbor),
+                                                  "charts": plan.chart_lock(entries, harbor)})
+
+
 class FilterModule(object):
     def filters(self):
         return {
@@ -52,4 +72,7 @@ class FilterModule(object):
             "stack_charts": stack_charts,
             "model_sync_reference": model_sync_reference,
             "model_sync_published": model_sync_published,
+            "image_pins": image_pins,
+            "pin_charts": pin_charts,
+            "bundle_lock_sections": bundle_lock_sections,
         }

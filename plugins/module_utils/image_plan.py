@@ -20,7 +20,8 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.registry.reference import parse_oci_reference, pin
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry.reference import (
+    parse_oci_reference, pin, pinned_reference)
 
 # The pull Job's image is found in the images list by this upstream repository.
 ORAS_REPOSITORY = "ghcr.io/oras-project/oras"
@@ -160,3 +161,88 @@ def sync_published(entries, registry, project=None):
     fields (a local_path lookup) are never rendered."""
     return [{"repo_id": entry.get("repo_id"), "reference": sync_reference(entry, registry, project)}
             for entry in entries or [] if isinstance(entry, dict) and entry.get("repo_id") and entry.get("tag")]
+
+
+# --- pins: the lock file's images and charts (playbooks/load.yml writes them) ---------------------
+
+# The switch that lets an on-prem deploy go by tag (a lab); every unpinned-item error names it.
+ALLOW_UNPINNED = "aips_allow_unpinned"
+
+
+def image_lock(items, harbor):
+    """The lock file's ``images`` section from loaded bundle items (kind image: name = the source, project,
+    image_path, digest): ``{source: {reference: Harbor tag reference, digest, pinned_reference}}``."""
+    section = {}
+    for item in items or []:
+        if item.get("kind") != "image" or not item.get("digest"):
+            continue
+        record = _image_record({"source": item["name"], "project": item["project"],
+                                "path": item.get("image_path") or None}, harbor)
+        section[record["source"]] = {"reference": record["destination"], "digest": item["digest"],
+                                     "pinned_reference": pinned_reference(record["destination"], item["digest"])}
+    return section
+
+
+def chart_lock(items, harbor):
+    """The lock file's ``charts`` section from loaded chart items (name, version, project, manifest_digest):
+    ``{name: {version, reference: oci://<harbor>/<project>/<name>:<version>, digest, pinned_reference}}``."""
+    section = {}
+    for item in items or []:
+        if item.get("kind") != "chart" or not item.get("manifest_digest"):
+            continue
+        record = _chart_record({"name": item["name"], "version": item["version"], "project": item["project"]}, harbor)
+        section[item["name"]] = {"version": item["version"], "digest": item["manifest_digest"],
+                                 "reference": "%s:%s" % (record["destination"], item["version"]),
+                                 "pinned_reference": pin(record["destination"], item["manifest_digest"])}
+    return section
+
+
+def image_pins(plan, lock_images=None):
+    """``{tag reference: reference by digest}`` of the plan's images: each image's Harbor reference and its
+    upstream source (what a node mirror rewrites), pinned to the lock's digest, else to the image's own
+    ``digest`` in images.yml. An image pinned by neither is absent."""
+    pins = {}
+    for record in plan:
+        entry = (lock_images or {}).get(record["source"]) or {}
+        digest = entry.get("digest") or record["digest"]
+        if not digest:
+            continue
+        if not record["destination"].startswith("/"):  # no Harbor host (cloud): only the upstream source
+            pins[record["destination"]] = pinned_reference(record["destination"], digest)
+        pins[record["source"]] = pin(record["upstream"], digest)
+    return pins
+
+
+def pin_image(image, pins):
+    """``image`` by digest: itself when it names one, its pin when ``pins`` has it, else None (unpinned)."""
+    if "@sha256:" in image:
+        return image
+    return pins.get(image)
+
+
+def pin_charts(charts, lock_charts=None):
+    """serving_stack's ``aips_charts`` with each OCI chart the lock pins (same version) referenced by digest
+    (``oci://<harbor>/<project>/<name>@sha256:...``, version dropped: helm pulls that manifest and checks its
+    digest). Returns ``(charts, unpinned)``: unpinned lists ``(key, ref, version)`` the lock has no entry for."""
+    pinned, unpinned = {}, []
+    by_reference = dict(((entry.get("reference") or "").rsplit(":", 1)[0], entry)
+                        for entry in (lock_charts or {}).values() if isinstance(entry, dict))
+    for key, chart in sorted((charts or {}).items()):
+        ref = chart.get("ref") or ""
+        entry = by_reference.get(ref)
+        if "@sha256:" in ref:
+            pinned[key] = dict(chart)
+        elif entry and str(entry.get("version")) == str(chart.get("version")):
+            pinned[key] = dict(chart, ref=pin(ref, entry["digest"]), version="")
+        else:
+            pinned[key] = dict(chart)
+            unpinned.append((key, ref, chart.get("version")))
+    return pinned, unpinned
+
+
+def unpinned_chart_problems(unpinned, lock_file):
+    """One message per chart ``pin_charts`` left unpinned, naming it and what to do."""
+    return ["chart %s (%s %s) is not pinned: the lock file %s has no digest for it. Fix: load the bundle that "
+            "carries it (playbooks/load.yml writes the lock file and its path goes in aips_lock_file), or set "
+            "%s: true to install by version (a lab)" % (key, ref, version, lock_file or "(none set)", ALLOW_UNPINNED)
+            for key, ref, version in unpinned]

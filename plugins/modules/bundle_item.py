@@ -177,6 +177,16 @@ digest:
   description: Digest of the item (O(state=pushed)).
   returned: always
   type: str
+reference:
+  description: The chart's tag reference C(<destination>/<name>:<version>) (O(state=pushed), O(kind=chart)).
+  returned: O(state=pushed) and O(kind=chart)
+  type: str
+manifest_digest:
+  description:
+    - Digest of the OCI manifest helm pushed the chart in (O(state=pushed), O(kind=chart)), what a pinned deploy
+      installs by (C(oci://<destination>/<name>@<manifest_digest>)); null in check mode before a push.
+  returned: O(state=pushed) and O(kind=chart)
+  type: str
 duration:
   description: Seconds the item took.
   returned: always
@@ -273,8 +283,12 @@ def push(module, params):
             pushed = oci_archive.push_chart(dict(params, archive=archive, repository=params["destination"],
                                                  name=item["name"], version=item["version"]),
                                             module.check_mode, skopeo, oci_archive.HelmRunner(auth, params))
-    return dict(changed=pushed["changed"], digest=item["digest"], destination=params["destination"],
-                sent_bytes=item["size"] if pushed["changed"] and not module.check_mode else 0)
+    result = dict(changed=pushed["changed"], digest=item["digest"], destination=params["destination"],
+                  sent_bytes=item["size"] if pushed["changed"] and not module.check_mode else 0)
+    if kind == "chart":
+        # the OCI manifest helm pushed the tarball in: the digest a pinned deploy installs the chart by
+        result.update(reference=pushed["reference"], manifest_digest=pushed["manifest_digest"])
+    return result
 
 
 def main():

@@ -175,7 +175,8 @@ def main():
             raise pull_artifact.ArtifactError(
                 "%s is not pinned: the lock file %s has no entry for it and it names no digest. Fix: load the "
                 "bundle that carries it (playbooks/load.yml writes the lock file), or pin harborRef to "
-                "@sha256:<digest>; a lab that deploys by tag sets model_storage_require_lock: false"
+                "@sha256:<digest>; a lab that deploys by tag sets aips_allow_unpinned: true "
+                "(model_storage_require_lock: false)"
                 % (reference, params["lock_file"] or "(none set)"))
         if info is None:
             registry = pull_artifact.Registry(

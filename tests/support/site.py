@@ -145,6 +145,8 @@ class Site(object):
             aips_models=self.models(),
             model_storage_registry_ca_file=self.lab["AIPS_LAB_CA"],
             model_storage_wait_timeout=300,
+            # these sites deploy by tag (publish pushes by tag, no bundle loaded): the lab switch
+            aips_allow_unpinned=True,
         )
         variables.update(copy.deepcopy(self.fixed))
         variables.update(overrides)

@@ -251,13 +251,21 @@ def push_chart(params, check_mode, skopeo, helm_run):
     host = registry_of(base)
     local = sha256_file(archive)
     try:
-        remote = chart_layer_digest(skopeo.raw_manifest("docker://" + target))
+        raw = skopeo.raw_manifest("docker://" + target)
     except registry.RegistryError as exc:
         raise _fail("skopeo", host, params, exc)
-    result = dict(changed=remote != local, archive=archive, digest=local, reference=target)
+    remote = chart_layer_digest(raw)
+    # manifest_digest: what `helm install oci://<repository>/<name>@<digest>` pins (None in check mode
+    # before a push)
+    result = dict(changed=remote != local, archive=archive, digest=local, reference=target,
+                  manifest_digest=manifest_digest(raw) if remote == local else None)
     if result["changed"] and not check_mode:
         helm_run(helm_push_argv(params["helm_path"], archive, "oci://" + base, helm_run.auth.config,
                                 params["ca_file"], params["plain_http"], params.get("validate_certs", True)), host)
+        try:
+            result["manifest_digest"] = manifest_digest(skopeo.raw_manifest("docker://" + target))
+        except registry.RegistryError as exc:
+            raise _fail("skopeo", host, params, exc)
     return result
 
 

@@ -49,7 +49,7 @@ import json
 
 from ansible.module_utils.six import string_types
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import naming
+from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan, naming
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values_policy
 
@@ -241,6 +241,55 @@ def images_off_registry(values, registry_hosts):
     return [(where, image) for where, image in image_references(values) if not image.startswith(prefixes)]
 
 
+def pin_values(values, pins):
+    """``values`` with every image ``pins`` (image_plan.image_pins) has rewritten to its ``@sha256:`` reference.
+
+    A string image is replaced; an image mapping (the GAIE chart's ``hub``/``name``/``tag``, which the chart joins
+    as ``hub/name:tag``) gets ``tag: <tag>@sha256:...``. Returns ``(values, unpinned)``: unpinned lists the
+    ``(path, image)`` neither pinned already nor in ``pins``. ``values`` itself is not changed.
+    """
+    values = copy.deepcopy(values)
+    unpinned = []
+
+    def visit(node, path):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                here = "%s.%s" % (path, key) if path else str(key)
+                if key == "image" and isinstance(value, string_types):
+                    pinned = image_plan.pin_image(value, pins)
+                    if pinned is None:
+                        unpinned.append((here, value))
+                    else:
+                        node[key] = pinned
+                elif key == "image" and isinstance(value, dict):
+                    refs = list(image_references({"image": value}))
+                    if not refs:
+                        continue
+                    image = refs[0][1]
+                    pinned = image_plan.pin_image(image, pins) if value.get("tag") else None
+                    if pinned is None:
+                        unpinned.append((here, image))
+                    elif pinned != image:
+                        value["tag"] = "%s@%s" % (value["tag"], pinned.rsplit("@", 1)[1])
+                else:
+                    visit(value, here)
+        elif isinstance(node, list):
+            for position, value in enumerate(node):
+                visit(value, "%s[%d]" % (path, position))
+
+    visit(values, "")
+    return values, unpinned
+
+
+def unpinned_image_problems(record, chart, unpinned, lock_file):
+    """One message per image of a release's values that ``pin_values`` left on a tag, naming model, chart, key."""
+    return ["%s: %s values %s = %s is not pinned: the lock file %s has no digest for it. Fix: load the bundle "
+            "that carries it (playbooks/load.yml writes the lock file; its path goes in aips_lock_file), or set "
+            "%s: true to deploy by tag (a lab)" % (record["name"], chart, where, image, lock_file or "(none set)",
+                                                   image_plan.ALLOW_UNPINNED)
+            for where, image in unpinned]
+
+
 # ---------------------------------------------------------------------------------------------
 # llm-d-infra, GAIE, the plain objects and the air-gap check
 
@@ -269,6 +318,10 @@ DEFAULT_SETTINGS = {
     "air_gapped": False,
     "registry_host": "",
     "mirrored_registries": [],
+    # pinned deploys (image_plan.image_pins of the lock file): on-prem every image by digest unless allowed
+    "image_pins": {},
+    "allow_unpinned": False,
+    "lock_file": "",
 }
 
 
@@ -434,6 +487,16 @@ def stack_spec(record, gaie_file, ms_file, settings=None):
     # the other branch's object, and the ConfigMap of earlier versions of the collection (nothing reads it)
     stale = [ROUTING_OBJECTS[stale_kind] + (names[stale_kind],), ("v1", "ConfigMap", names["gateway_defaults"])]
     releases = [("infra", infra), ("gaie", gaie), ("modelservice", ms)]
+    pin_problems = []
+    if cfg["image_pins"] or (cfg["air_gapped"] and not cfg["allow_unpinned"]):
+        pinned_releases = []
+        for chart, values in releases:
+            values, unpinned = pin_values(values, cfg["image_pins"] or {})
+            pinned_releases.append((chart, values))
+            if cfg["air_gapped"] and not cfg["allow_unpinned"]:
+                pin_problems.extend(unpinned_image_problems(record, chart, unpinned, cfg["lock_file"]))
+        releases = pinned_releases
+        infra, gaie, ms = [values for _chart, values in releases]
     return {
         "slug": record["slug"],
         "values": dict(releases),
@@ -444,6 +507,6 @@ def stack_spec(record, gaie_file, ms_file, settings=None):
         "stale": [{"apiVersion": api, "kind": stale_object, "metadata": {"name": name, "namespace": names["namespace"]}}
                   for api, stale_object, name in stale],
         "problems": (modelservice_problems(record, ms_file) + pool_selection_problems(record, gaie, ms)
-                     + air_gap_problems(record, releases, settings)
+                     + air_gap_problems(record, releases, settings) + pin_problems
                      + values_policy.policy_problems(record, {"gaie": gaie_file, "ms": ms_file}, settings)),
     }

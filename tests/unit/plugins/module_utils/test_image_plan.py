@@ -109,3 +109,53 @@ def test_chart_plan():
 ])
 def test_sync_reference(entry, expected):
     assert ip.sync_reference(entry, "reg") == expected
+
+
+# --- pins: the lock file's images and charts ---------------------------------------------------------------
+
+def test_lock_sections_from_loaded_items():
+    items = [{"kind": "image", "name": "registry.k8s.io/gateway-api-inference-extension/epp:v1.2.0",
+              "project": "images-shaide", "image_path": "gateway-api-inference-extension/epp", "digest": DIGEST},
+             {"kind": "chart", "name": "inferencepool", "version": "v1.2.0", "project": "charts", "digest": "sha256:" + "f" * 64,
+              "manifest_digest": DIGEST},
+             {"kind": "model", "name": "minilm", "digest": DIGEST}]
+    images = ip.image_lock(items, HARBOR)
+    assert images == {"registry.k8s.io/gateway-api-inference-extension/epp:v1.2.0": {
+        "reference": HARBOR + "/images-shaide/gateway-api-inference-extension/epp:v1.2.0", "digest": DIGEST,
+        "pinned_reference": HARBOR + "/images-shaide/gateway-api-inference-extension/epp@" + DIGEST}}
+    charts = ip.chart_lock(items, HARBOR)
+    assert charts == {"inferencepool": {"version": "v1.2.0", "digest": DIGEST,
+                                        "reference": "oci://%s/charts/inferencepool:v1.2.0" % HARBOR,
+                                        "pinned_reference": "oci://%s/charts/inferencepool@%s" % (HARBOR, DIGEST)}}
+
+
+def test_image_pins_cover_the_harbor_reference_and_the_mirrored_source():
+    plan = ip.image_plan(images_yml()["aips_images"], HARBOR)
+    pins = ip.image_pins(plan, {"registry.k8s.io/gateway-api-inference-extension/epp:v1.2.0": {"digest": DIGEST}})
+    assert pins == {
+        HARBOR + "/images-shaide/gateway-api-inference-extension/epp:v1.2.0":
+            HARBOR + "/images-shaide/gateway-api-inference-extension/epp@" + DIGEST,
+        "registry.k8s.io/gateway-api-inference-extension/epp:v1.2.0":
+            "registry.k8s.io/gateway-api-inference-extension/epp@" + DIGEST}
+    assert ip.pin_image("registry.k8s.io/gateway-api-inference-extension/epp:v1.2.0", pins).endswith(DIGEST)
+    assert ip.pin_image("x.io/a/b@" + DIGEST, {}) == "x.io/a/b@" + DIGEST
+    assert ip.pin_image("x.io/a/b:v1", pins) is None
+    # an images.yml digest pins without a lock; no Harbor host (cloud): only the source
+    own = ip.image_plan([{"source": "x.io/a/b:v1", "project": "p", "digest": DIGEST}], "")
+    assert ip.image_pins(own) == {"x.io/a/b:v1": "x.io/a/b@" + DIGEST}
+
+
+def test_charts_are_pinned_by_the_lock_manifest_digest():
+    charts = ip.stack_charts(images_yml()["aips_chart_mirrors"], HARBOR)
+    lock = ip.chart_lock([{"kind": "chart", "name": "inferencepool", "version": "v1.2.0", "project": "charts",
+                           "manifest_digest": DIGEST},
+                          {"kind": "chart", "name": "llm-d-infra", "version": "v1.2.9", "project": "charts",
+                           "manifest_digest": DIGEST}], HARBOR)
+    pinned, unpinned = ip.pin_charts(charts, lock)
+    assert pinned["gaie"] == {"ref": "oci://%s/charts/inferencepool@%s" % (HARBOR, DIGEST), "repo": "", "version": ""}
+    # another version in the lock does not pin; a chart not in it neither
+    assert pinned["infra"] == charts["infra"]
+    assert sorted(key for key, _ref, _version in unpinned) == ["infra", "modelservice"]
+    problems = ip.unpinned_chart_problems(unpinned, "/srv/models.lock.yml")
+    assert problems[0].startswith("chart infra (oci://%s/charts/llm-d-infra v1.3.0) is not pinned" % HARBOR)
+    assert "playbooks/load.yml" in problems[0] and "aips_allow_unpinned: true" in problems[0]

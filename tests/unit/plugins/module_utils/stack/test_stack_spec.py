@@ -233,11 +233,11 @@ def test_no_token_no_pull_secret():
 
 def test_on_prem_images_must_come_from_harbor(recs):
     rec = recs["qwen3-0-6b-rke2"]
-    assert spec(rec, air_gapped=True, registry_host=HARBOR)["problems"] == []
+    assert spec(rec, air_gapped=True, registry_host=HARBOR, allow_unpinned=True)["problems"] == []
     cloud_like = dict(values(rec, "ms"))
     cloud_like["decode"] = {"containers": [{"name": "vllm", "image": "ghcr.io/llm-d/llm-d-cuda:v0.3.0",
                                             "modelCommand": "vllmServe"}]}
-    problems = sv.stack_spec(rec, values(rec, "gaie"), cloud_like, {"air_gapped": True, "registry_host": HARBOR})["problems"]
+    problems = sv.stack_spec(rec, values(rec, "gaie"), cloud_like, {"air_gapped": True, "registry_host": HARBOR, "allow_unpinned": True})["problems"]
     assert len(problems) == 1
     assert "Qwen3-0.6B-rke2: modelservice values decode.containers[0].image = ghcr.io/llm-d/llm-d-cuda:v0.3.0" in problems[0]
     assert "Fix:" in problems[0]
@@ -249,7 +249,7 @@ def test_node_mirrored_registries_are_accepted(recs):
     rec = recs["qwen3-0-6b-rke2"]
     gaie = {"inferenceExtension": {"image": {"hub": "registry.k8s.io/gateway-api-inference-extension",
                                              "name": "epp", "tag": "v1.2.0"}}}
-    cfg = {"air_gapped": True, "registry_host": HARBOR}
+    cfg = {"air_gapped": True, "registry_host": HARBOR, "allow_unpinned": True}
     assert len(sv.stack_spec(rec, gaie, values(rec, "ms"), cfg)["problems"]) == 1
     cfg["mirrored_registries"] = ["registry.k8s.io"]
     assert sv.stack_spec(rec, gaie, values(rec, "ms"), cfg)["problems"] == []
@@ -259,10 +259,10 @@ def test_unpinned_routing_proxy_is_an_air_gap_problem(recs):
     rec = recs["qwen3-0-6b-rke2"]
     ms = values(rec, "ms")
     ms["routing"] = {"servicePort": 8000}
-    problems = sv.stack_spec(rec, values(rec, "gaie"), ms, {"air_gapped": True, "registry_host": HARBOR})["problems"]
+    problems = sv.stack_spec(rec, values(rec, "gaie"), ms, {"air_gapped": True, "registry_host": HARBOR, "allow_unpinned": True})["problems"]
     assert len(problems) == 1 and "routing.proxy.image is unset" in problems[0]
     ms["routing"]["proxy"] = {"enabled": False}
-    assert sv.stack_spec(rec, values(rec, "gaie"), ms, {"air_gapped": True, "registry_host": HARBOR})["problems"] == []
+    assert sv.stack_spec(rec, values(rec, "gaie"), ms, {"air_gapped": True, "registry_host": HARBOR, "allow_unpinned": True})["problems"] == []
 
 
 def test_pull_secret_content():
@@ -328,3 +328,56 @@ def test_the_served_digest_goes_on_the_pod_templates_so_a_new_pull_rolls_them(re
     assert specs[slug]["values"]["modelservice"]["decode"]["podAnnotations"] == {"team": "search"}
     with pytest.raises(AnsibleFilterError):
         flt.stamp_served_digests([], {}, [])
+
+
+# --- pinned deploys: the lock file's images rewritten to @sha256: in the rendered values -------------------
+
+PINS_LOCK = {
+    "ghcr.io/llm-d/llm-d-cuda:v0.3.0": {"digest": "sha256:" + "1" * 64},
+    "ghcr.io/llm-d/llm-d-routing-sidecar:v0.3.0": {"digest": "sha256:" + "2" * 64},
+    "registry.k8s.io/gateway-api-inference-extension/epp:v1.2.0": {"digest": "sha256:" + "3" * 64},
+}
+
+
+def carried_images():
+    return yaml.safe_load((REPO / "group_vars" / "all" / "images.yml").read_text())["aips_images"]
+
+
+def test_on_prem_images_are_rewritten_to_the_lock_digests(recs):
+    from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan
+    rec = recs["qwen3-0-6b-rke2"]
+    pins = image_plan.image_pins(image_plan.image_plan(carried_images(), HARBOR), PINS_LOCK)
+    got = spec(rec, air_gapped=True, registry_host=HARBOR, mirrored_registries=["registry.k8s.io"], image_pins=pins)
+    assert got["problems"] == [], got["problems"]
+    images = [image for chart in ("infra", "gaie", "modelservice")
+              for _where, image in sv.image_references(got["values"][chart])]
+    assert images and all("@sha256:" in image for image in images), images
+    ms_images = [image for _where, image in sv.image_references(got["values"]["modelservice"])]
+    assert HARBOR + "/images-shaide/llm-d/llm-d-cuda@sha256:" + "1" * 64 in ms_images
+    # the GAIE chart joins hub/name:tag: the digest rides on the tag
+    assert got["values"]["gaie"]["inferenceExtension"]["image"]["tag"] == "v1.2.0@sha256:" + "3" * 64
+
+
+def test_an_unpinned_image_on_prem_is_a_problem_naming_it_unless_allowed(recs):
+    from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan
+    rec = recs["qwen3-0-6b-rke2"]
+    lock = dict(PINS_LOCK)
+    del lock["ghcr.io/llm-d/llm-d-cuda:v0.3.0"]
+    pins = image_plan.image_pins(image_plan.image_plan(carried_images(), HARBOR), lock)
+    cfg = dict(air_gapped=True, registry_host=HARBOR, mirrored_registries=["registry.k8s.io"], image_pins=pins,
+               lock_file="/srv/models.lock.yml")
+    problems = spec(rec, **cfg)["problems"]
+    assert len(problems) == 1, problems
+    assert problems[0].startswith("Qwen3-0.6B-rke2: modelservice values decode.containers[0].image = "
+                                  + HARBOR + "/images-shaide/llm-d/llm-d-cuda:v0.3.0 is not pinned"), problems
+    assert "/srv/models.lock.yml" in problems[0] and "playbooks/load.yml" in problems[0]
+    assert "aips_allow_unpinned: true" in problems[0]
+    assert spec(rec, allow_unpinned=True, **cfg)["problems"] == []
+    # cloud (not air-gapped): no pin required
+    assert spec(rec, image_pins=pins)["problems"] == []
+
+
+def test_no_lock_on_prem_names_every_image(recs):
+    rec = recs["qwen3-0-6b-rke2"]
+    problems = spec(rec, air_gapped=True, registry_host=HARBOR, mirrored_registries=["registry.k8s.io"])["problems"]
+    assert len(problems) == 3 and all("(none set)" in p for p in problems), problems
