@@ -74,7 +74,7 @@ problems:
 """
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import plan
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import run_module
 
@@ -116,7 +116,7 @@ def execute_module(module, client):
     except NotFoundError:
         pvc = None
     replicas = planned_replicas(module.params)
-    problems = pull_job.claim_problems(record, pvc, replicas)
+    problems = claims.claim_problems(record, pvc, replicas)
     if problems:
         module.fail_json(msg="; ".join(problems), problems=problems, claim=storage["claim"])
     status = pvc.get("status") or {}

@@ -5,7 +5,7 @@ import yaml
 
 from ansible_collections.ai_platform.serving.tests.support.plan_cases import case_settings, load_cases
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims, manifests
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan import build_plan, format_problems, serving_replicas
 
 CASES = load_cases()
@@ -81,10 +81,10 @@ def test_a_readwritemany_claim_is_asked_for_with_that_mode(tmp_path):
               "storageSize": "5Gi", "accessMode": "ReadWriteMany", "storageClass": "nfs"}
     case = replicas_case({"cloud_provider": "cloud"}, {"decode": {"replicas": 3}}, source)
     records, _problems = build_plan(case_settings(tmp_path, case))
-    claim = pull_job.pvc_manifest(records[0])
+    claim = manifests.pvc_manifest(records[0])
     assert claim["spec"]["accessModes"] == ["ReadWriteMany"] and claim["spec"]["storageClassName"] == "nfs"
     live = {"spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "nfs"}}
-    assert pull_job.pvc_conflicts(claim, live) == [
+    assert claims.pvc_conflicts(claim, live) == [
         "its access modes are ReadWriteOnce, the plan wants ReadWriteMany (modelSource.accessMode)"]
 
 
