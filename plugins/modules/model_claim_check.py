@@ -74,6 +74,7 @@ problems:
 """
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import plan
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan_schema import STORAGE_CLAIM
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import run_module
@@ -102,7 +103,7 @@ def planned_replicas(params):
 def require_claim_storage(module):
     record = module.params["record"]
     storage = record.get("storage") or {}
-    if storage.get("mode") != "claim":
+    if storage.get("mode") != STORAGE_CLAIM:
         module.fail_json(msg="%s: storage mode is %r, not claim" % (record.get("slug"), storage.get("mode")))
 
 

@@ -14,12 +14,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan_schema import ACCESS_RWO
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.pull_marker import (
     ANNOTATION_DIGEST, ANNOTATION_REFERENCE)
 
-ACCESS_RWO = "ReadWriteOnce"
 # Access modes that attach a claim to one node at a time.
-SINGLE_NODE_MODES = ("ReadWriteOnce", "ReadWriteOncePod")
+SINGLE_NODE_MODES = (ACCESS_RWO, "ReadWriteOncePod")
 
 
 def single_node_claim(storage):

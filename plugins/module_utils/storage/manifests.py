@@ -20,9 +20,9 @@ import hashlib
 import json
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan_schema import ACCESS_RWO, STORAGE_HARBOR
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import reference as oci_reference
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pod_security
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage.claims import ACCESS_RWO
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.pull_marker import (
     ANNOTATED_KEYS, ANNOTATION_DIGEST, ANNOTATION_REFERENCE)
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.pull_script import (
@@ -57,7 +57,7 @@ def labels(record):
 
 def _storage(record):
     storage = record.get("storage") or {}
-    if storage.get("mode") != "harbor":
+    if storage.get("mode") != STORAGE_HARBOR:
         raise StorageError("%s: storage mode is %r, not harbor: there is nothing to pull"
                            % (record.get("slug"), storage.get("mode")))
     return storage

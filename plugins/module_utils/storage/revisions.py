@@ -16,6 +16,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan_schema import STORAGE_HARBOR
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import manifests, pull_marker
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import (
     _dict,
@@ -31,7 +32,7 @@ def plan_prunes(records, claims, keep):
     found = []
     for record in records or []:
         storage = record.get("storage") or {}
-        if storage.get("mode") != "harbor":
+        if storage.get("mode") != STORAGE_HARBOR:
             continue
         annotations = by_name.get("%s/%s" % (record["namespace"], storage["pvc"]))
         if not annotations:
