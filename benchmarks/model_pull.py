@@ -104,7 +104,7 @@ def curl_blobs(env, repository, digest, dest, concurrency):
     return time.monotonic() - start, sum(layer["size"] for layer in layers)
 
 
-# The pull script's log lines (plugins/module_utils/storage/pull_job.py) whose timestamps this benchmark reads.
+# The pull script's log lines (plugins/module_utils/storage/pull_script.py) whose timestamps this benchmark reads.
 LOG_MARKS = (("start", "model-pull: pulling "), ("pulled", "model-pull: pulled "),
              ("verified", "model-pull: verified "))
 

@@ -21,8 +21,7 @@ import threading
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_wait
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import manifests, pull_wait
 
 try:
     from kubernetes import client as k8s_client
@@ -58,7 +57,7 @@ def pod_log_reader(args):
         if not running:
             return ""
         newest = sorted(running, key=lambda p: p.metadata.creation_timestamp)[-1]
-        return api.read_namespaced_pod_log(newest.metadata.name, namespace, container=pull_job.CONTAINER,
+        return api.read_namespaced_pod_log(newest.metadata.name, namespace, container=manifests.CONTAINER,
                                            tail_lines=20, _request_timeout=10)
     return read
 
@@ -96,7 +95,7 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
         args = self._task.args
-        every = args.get("progress_seconds", pull_job.DEFAULT_PROGRESS_SECONDS)
+        every = args.get("progress_seconds", manifests.DEFAULT_PROGRESS_SECONDS)
         watcher = None
         try:
             every = int(every)

@@ -11,7 +11,7 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import helm_repair
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims, pull_marker
 
 
 def claims_off_plan(claim_results):
@@ -20,7 +20,7 @@ def claims_off_plan(claim_results):
         raise AnsibleFilterError("claims_off_plan: expects the results of a k8s_info loop over plan records")
     problems = []
     for result in claim_results:
-        problem = pull_job.claim_plan_problem(result.get("item") or {}, pull_job.looked_up_claim_annotations(result))
+        problem = claims.claim_plan_problem(result.get("item") or {}, pull_marker.looked_up_claim_annotations(result))
         if problem:
             problems.append(problem)
     return problems

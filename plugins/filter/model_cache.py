@@ -10,8 +10,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import cache as model_cache
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import cache as model_cache, manifests, pull_marker
 
 
 def claim_fate(claim, volume=None):
@@ -36,7 +35,7 @@ def claim_pull_record(claim):
     if not isinstance(claim, dict):
         raise AnsibleFilterError("claim_pull_record: expects a claim object (k8s_info resource), got %s"
                                  % type(claim).__name__)
-    return pull_job.claim_pull_record(claim)
+    return pull_marker.claim_pull_record(claim)
 
 
 def rollback_target(claim, digest=None):
@@ -44,7 +43,7 @@ def rollback_target(claim, digest=None):
     if not isinstance(claim, dict):
         raise AnsibleFilterError("rollback_target: expects a claim object (k8s_info resource), got %s"
                                  % type(claim).__name__)
-    revision, note = pull_job.rollback_target((claim.get("metadata") or {}).get("annotations") or {}, digest or None)
+    revision, note = pull_marker.rollback_target((claim.get("metadata") or {}).get("annotations") or {}, digest or None)
     return {"revision": revision, "note": note}
 
 
@@ -60,8 +59,8 @@ def revision_line(revision):
 def model_claim_reset(record):
     """The merge patch that drops one model claim's record of its pull."""
     try:
-        return pull_job.claim_reset_patch(record)
-    except (pull_job.StorageError, KeyError, TypeError, AttributeError) as exc:
+        return manifests.claim_reset_patch(record)
+    except (manifests.StorageError, KeyError, TypeError, AttributeError) as exc:
         raise AnsibleFilterError("model_claim_reset: expects a plan record with a Harbor model source: %s" % exc)
 
 

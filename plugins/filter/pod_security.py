@@ -10,8 +10,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pod_security
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims, manifests, pod_security
 
 
 def pod_security_labels(levels):
@@ -38,8 +37,8 @@ def model_namespace_definitions(records, levels):
 def model_clear_job(record, uid=pod_security.DEFAULT_UID, active_deadline_seconds=600):
     """The Job that empties one model's claim (hub/, marker, staging), restricted like the pull Job."""
     try:
-        return pull_job.clear_job_manifest(record, uid=int(uid), active_deadline_seconds=int(active_deadline_seconds))
-    except (pull_job.StorageError, ValueError, KeyError, TypeError) as exc:
+        return manifests.clear_job_manifest(record, uid=int(uid), active_deadline_seconds=int(active_deadline_seconds))
+    except (manifests.StorageError, ValueError, KeyError, TypeError) as exc:
         raise AnsibleFilterError("model_clear_job: %s" % exc)
 
 
@@ -47,7 +46,7 @@ def claim_users(objects, claim, skip_jobs=None):
     """``namespace/name`` of the pods or workloads that mount ``claim`` (the collection's Jobs left out)."""
     if not isinstance(objects, list):
         raise AnsibleFilterError("claim_users: expects a list of pods or workloads, got %s" % type(objects).__name__)
-    return pull_job.claim_users(objects, claim, tuple(skip_jobs or ()))
+    return claims.claim_users(objects, claim, tuple(skip_jobs or ()))
 
 
 class FilterModule(object):

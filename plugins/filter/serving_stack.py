@@ -13,7 +13,7 @@ import json
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.common.text.converters import to_native
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_marker
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import pull_secret
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values as stack_values
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import release_digest
@@ -63,7 +63,7 @@ def unpulled_models(claim_results):
     names = []
     for result in claim_results or []:
         record = result.get("item") or {}
-        if not pull_job.looked_up_claim_annotations(result).get(stack_values.PULLED_DIGEST_ANNOTATION):
+        if not pull_marker.looked_up_claim_annotations(result).get(stack_values.PULLED_DIGEST_ANNOTATION):
             names.append(record.get("name") or record.get("slug") or "?")
     return names
 
@@ -82,7 +82,7 @@ def stamp_served_digests(specs, storage_results=None, claim_results=None):
     digests = {}
     for result in claim_results or []:
         slug = (result.get("item") or {}).get("slug")
-        digest = pull_job.looked_up_claim_annotations(result).get(stack_values.PULLED_DIGEST_ANNOTATION)
+        digest = pull_marker.looked_up_claim_annotations(result).get(stack_values.PULLED_DIGEST_ANNOTATION)
         if slug and digest:
             digests[slug] = digest
     for slug, result in (storage_results or {}).items():

@@ -7,6 +7,8 @@
 ``build_plan(settings)`` checks everything first and collects every problem
 (model, field, value, what is wrong, how to fix it) instead of stopping at the
 first. Roles apply the records; none derives a name or a path on its own.
+The record's fields are plan_schema.py's; the checks that are not one model
+entry's, and ``Problem``/``format_problems``, are plan_checks.py's.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -15,7 +17,6 @@ __metaclass__ = type
 
 import os
 import posixpath
-import re
 
 try:
     import yaml
@@ -25,142 +26,18 @@ except ImportError:  # the plan then cannot count replicas; the claim check on t
 from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan
 from ansible_collections.ai_platform.serving.plugins.module_utils import model_source as src
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan_checks import (
+    CLUSTER, VARIABLE_PREFIX, Problem, check_collisions, check_settings, check_sync, setting_field)
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan_schema import (
+    ACCESS_MODES, ACCESS_RWO, ACCESS_RWX, CATEGORIES, MODEL_FIELDS, SOURCE_FIELDS, STORAGE_CLAIM, STORAGE_HARBOR,
+    STORAGE_NONE)
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import reference
 
-CATEGORIES = ("generative", "embedder")
-PROVIDERS = ("cloud", "on-prem")
-ON_PREM_REQUIRED = ("kubeconfig", "harbor_hostname", "harbor_user", "harbor_token")
-SECRET_SETTINGS = ("harbor_token",)
-MODEL_FIELDS = ("name", "enabled", "nodeSelector", "nameSpace", "releaseName", "modelSource")
-SOURCE_FIELDS = ("harborRef", "modelUri", "storageSize", "storageClass", "accessMode", "hostpathNode", "hostpathDir")
-ACCESS_MODES = ("ReadWriteOnce", "ReadWriteMany")
 HOSTNAME_LABEL = "kubernetes.io/hostname"
-TOLERATION_OPERATORS = ("Equal", "Exists")
-TOLERATION_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
-KUBECONFIG_CONTENT_RE = re.compile(r"(^|\s)(apiVersion|clusters|users|contexts|current-context)\s*:|^\s*[{\[]")
 
 DEFAULT_HOSTPATH_ROOT = "/var/lib/hostpath/models"
 MODEL_CACHE_MOUNT = "/model-cache"
 PULL_MARKER = "/model-cache/.pulled"
-
-STORAGE_HARBOR = "harbor"
-STORAGE_CLAIM = "claim"
-STORAGE_NONE = "none"
-
-VARIABLE_PREFIX = "aips_"
-CLUSTER = "cluster"
-
-
-class Problem(object):
-    """One validation finding. ``severity`` is ``error`` or ``warning``."""
-
-    def __init__(self, model, field, value, problem, fix, severity="error"):
-        self.model = model
-        self.field = field
-        self.value = value
-        self.problem = problem
-        self.fix = fix
-        self.severity = severity
-
-    def as_dict(self):
-        return dict(model=self.model, field=self.field, value=self.value, problem=self.problem,
-                    fix=self.fix, severity=self.severity, message=str(self))
-
-    def __str__(self):
-        shown = "" if self.value is None else " (got %r)" % (self.value,)
-        return "%s: %s: %s%s. Fix: %s" % (self.model, self.field, self.problem, shown, self.fix)
-
-
-def _setting_field(key):
-    return VARIABLE_PREFIX + key
-
-
-def _check_settings(settings, problems):
-    provider = settings.get("cloud_provider")
-    if provider not in PROVIDERS:
-        problems.append(Problem(CLUSTER, _setting_field("cloud_provider"), provider,
-                                "the cloud provider must be one of %s" % ", ".join(PROVIDERS),
-                                "set %s to cloud or on-prem" % _setting_field("cloud_provider")))
-    if provider == "on-prem":
-        for key in ON_PREM_REQUIRED:
-            if not settings.get(key):
-                problems.append(Problem(CLUSTER, _setting_field(key), None,
-                                        "on-prem needs %s and it is not set" % key,
-                                        "set %s (store secrets with Ansible Vault)" % _setting_field(key)))
-    _check_kubeconfig(settings.get("kubeconfig"), problems)
-    toleration = settings.get("gpu_toleration")
-    if toleration:
-        _check_toleration(toleration, problems)
-    models = settings.get("models")
-    if models is None:
-        models = {}
-    if not isinstance(models, dict):
-        problems.append(Problem(CLUSTER, _setting_field("models"), type(models).__name__,
-                                "the models must be a mapping of category to list",
-                                "write %s as {generative: [...], embedder: [...]}" % _setting_field("models")))
-        return {}
-    for category in sorted(set(models) - set(CATEGORIES), key=str):
-        problems.append(Problem(CLUSTER, "%s.%s" % (_setting_field("models"), category), category,
-                                "unknown model category",
-                                "list models under generative or embedder only"))
-    return models
-
-
-def _check_kubeconfig(kubeconfig, problems):
-    """A path belongs here; a kubeconfig's contents (YAML with credentials) is refused, and never shown."""
-    if not kubeconfig:
-        return
-    field = _setting_field("kubeconfig")
-    if not isinstance(kubeconfig, str):
-        problems.append(Problem(CLUSTER, field, type(kubeconfig).__name__, "the kubeconfig must be a file path",
-                                "set %s to the path of the kubeconfig file" % field))
-        return
-    if "\n" in kubeconfig or KUBECONFIG_CONTENT_RE.search(kubeconfig):
-        problems.append(Problem(CLUSTER, field, "<%d characters of kubeconfig contents, not shown>" % len(kubeconfig),
-                                "this holds a kubeconfig's contents where its path belongs (the contents carry "
-                                "credentials and would be logged as a path)",
-                                "write the kubeconfig to a file readable only by you and set %s to its path "
-                                "(e.g. ~/.kube/rke2-cluster.yaml)" % field))
-
-
-def _check_toleration(toleration, problems):
-    field = _setting_field("gpu_toleration")
-    if not isinstance(toleration, dict):
-        problems.append(Problem(CLUSTER, field, toleration, "the toleration must be a mapping",
-                                "write it as {key: ..., operator: Equal, value: ..., effect: NoSchedule}"))
-        return
-    unknown = sorted(set(toleration) - {"key", "operator", "value", "effect", "tolerationSeconds"})
-    if unknown:
-        problems.append(Problem(CLUSTER, field, unknown, "unknown toleration keys",
-                                "use only key, operator, value, effect and tolerationSeconds"))
-    operator = toleration.get("operator", "Equal")
-    if operator not in TOLERATION_OPERATORS:
-        problems.append(Problem(CLUSTER, field + ".operator", operator, "the operator must be Equal or Exists",
-                                "set operator: Equal (with a value) or Exists"))
-    if not toleration.get("key") and operator != "Exists":
-        problems.append(Problem(CLUSTER, field + ".key", None, "a toleration with operator Equal needs a key",
-                                "set key to the taint's key, e.g. dedicated"))
-    if operator == "Equal" and toleration.get("value") in (None, ""):
-        problems.append(Problem(CLUSTER, field + ".value", None, "operator Equal needs a value",
-                                "set value to the taint's value, e.g. gpu, or use operator: Exists"))
-    if operator == "Exists" and toleration.get("value") not in (None, ""):
-        problems.append(Problem(CLUSTER, field + ".value", toleration.get("value"),
-                                "a toleration with operator Exists must have no value (Kubernetes rejects it)",
-                                "remove value to tolerate every value of the key, or use operator: Equal"))
-    key = toleration.get("key")
-    if key:
-        why = naming.label_key_problem(key)
-        if why:
-            problems.append(Problem(CLUSTER, field + ".key", key, why + " (taint keys are label keys)",
-                                    "set key to the taint's key as the node shows it, e.g. nvidia.com/gpu"))
-    if toleration.get("tolerationSeconds") is not None and toleration.get("effect") != "NoExecute":
-        problems.append(Problem(CLUSTER, field + ".tolerationSeconds", toleration.get("tolerationSeconds"),
-                                "tolerationSeconds applies only to effect NoExecute (Kubernetes rejects it otherwise)",
-                                "remove tolerationSeconds, or set effect: NoExecute"))
-    effect = toleration.get("effect")
-    if effect is not None and effect not in TOLERATION_EFFECTS:
-        problems.append(Problem(CLUSTER, field + ".effect", effect, "unknown taint effect",
-                                "use one of %s, as on the node's taint" % ", ".join(TOLERATION_EFFECTS)))
 
 
 def _list_subdirs(path):
@@ -378,19 +255,19 @@ class _ModelChecker(object):
             self.fail("modelSource", source.get("harborRef"),
                       "a Harbor modelSource needs harbor_user and harbor_token: the pull Job authenticates "
                       "with the harbor-creds secret", "set %s and %s (Vault for the token)"
-                      % (_setting_field("harbor_user"), _setting_field("harbor_token")))
+                      % (setting_field("harbor_user"), setting_field("harbor_token")))
         storage_class = source.get("storageClass")
         node = source.get("hostpathNode")
         hostpath_dir = source.get("hostpathDir")
         # on-prem with a storageClass and no hostpathNode: a dynamic claim on RWX storage (NFS, Longhorn),
         # ReadWriteMany unless accessMode says otherwise; with a hostpathNode the hostPath PV wins, as before
         dynamic_on_prem = on_prem and bool(storage_class) and not node
-        access_mode = source.get("accessMode", ACCESS_MODES[1] if dynamic_on_prem else ACCESS_MODES[0])
+        access_mode = source.get("accessMode", ACCESS_RWX if dynamic_on_prem else ACCESS_RWO)
         if access_mode not in ACCESS_MODES:
             self.fail("modelSource.accessMode", access_mode, "accessMode must be one of %s" % ", ".join(ACCESS_MODES),
                       "write ReadWriteOnce (one node mounts the claim), or ReadWriteMany with a storageClass that "
                       "offers it (NFS, Longhorn, EFS, Filestore, Azure Files)")
-        elif on_prem and not dynamic_on_prem and access_mode != ACCESS_MODES[0]:
+        elif on_prem and not dynamic_on_prem and access_mode != ACCESS_RWO:
             self.fail("modelSource.accessMode", access_mode,
                       "on-prem without a storageClass the claim binds to a hostPath PV, which only the node holding "
                       "the directory mounts",
@@ -418,7 +295,7 @@ class _ModelChecker(object):
                 if value:
                     self.warn("modelSource.%s" % field, value, "%s is ignored %s" % (field, where),
                               "remove %s, or remove storageClass for a hostPath claim" % field if dynamic_on_prem
-                              else "remove %s, or set %s: on-prem" % (field, _setting_field("cloud_provider")))
+                              else "remove %s, or set %s: on-prem" % (field, setting_field("cloud_provider")))
             node = hostpath_dir = None
         oras = self._oras_image()
         if not self.ok:
@@ -466,7 +343,7 @@ class _ModelChecker(object):
                           "hostpathNode to %s" % (HOSTNAME_LABEL, pinned))
                 return node_selector
             return dict(node_selector or {}, **{HOSTNAME_LABEL: node})
-        if storage.get("access_mode") == ACCESS_MODES[0]:
+        if storage.get("access_mode") == ACCESS_RWO:
             self.fail("modelSource.accessMode", storage.get("access_mode"),
                       "%d replicas (decode + prefill in ms-<slug>/values.yaml) would share a ReadWriteOnce claim, "
                       "which only one node can mount: the replicas scheduled elsewhere never start" % replicas,
@@ -500,7 +377,7 @@ class _ModelChecker(object):
             self.fail("modelSource.hostpathDir", hostpath_dir,
                       "hostpathDir must be a directory below the allowed root %s (hostpath_dirs refuses other "
                       "paths, and a PV must never expose a node path outside it)" % root,
-                      "write %s/%s, or move the allowed root with %s" % (root, slug, _setting_field("hostpath_root")))
+                      "write %s/%s, or move the allowed root with %s" % (root, slug, setting_field("hostpath_root")))
             return None
         return hostpath_dir
 
@@ -516,7 +393,7 @@ class _ModelChecker(object):
             self.fail("modelSource", self.entry["modelSource"].get("harborRef"),
                       "the pull Job has no ORAS image: %s" % exc,
                       "add the %s image to %simages (group_vars/all/images.yml), or set %s"
-                      % (image_plan.ORAS_REPOSITORY, VARIABLE_PREFIX, _setting_field("oras_image")))
+                      % (image_plan.ORAS_REPOSITORY, VARIABLE_PREFIX, setting_field("oras_image")))
             return None
 
     def _record(self, name, slug, model_dir, names, node_selector, storage):
@@ -598,70 +475,6 @@ def node_affinity(node_selector):
         "nodeSelectorTerms": [{"matchExpressions": expressions}]}}}
 
 
-def _check_collisions(records, problems):
-    seen = {}
-    clashing = set()
-    for record in records:
-        key = record["slug"]
-        if key in seen:
-            clashing.add(key)
-            problems.append(Problem(record["category"] + "/" + record["name"], "slug", key,
-                                    "the slug is also used by %s; names and namespaces would collide" % seen[key],
-                                    "give one of the two models a different slug (rename its gaie-/ms- folders)"))
-        else:
-            seen[key] = record["category"] + "/" + record["name"]
-    releases = {}
-    for record in records:
-        if record["slug"] in clashing:
-            continue
-        key = (record["namespace"], record["names"]["infra_release"])
-        label = record["category"] + "/" + record["name"]
-        if key in releases and releases[key] != label:
-            problems.append(Problem(label, "releaseName", key[1],
-                                    "release %s in namespace %s is also used by %s" % (key[1], key[0], releases[key]),
-                                    "set a different releaseName or nameSpace"))
-        releases.setdefault(key, label)
-
-
-def _check_sync(records, settings, problems):
-    """Where aips_models and model_sync_models name the same artifact or the same Hugging Face repo,
-    they must agree: one problem per disagreeing field, with both values and the fix."""
-    published = []
-    for entry in settings.get("sync_models") or []:
-        try:
-            published.append(dict(entry, oci=reference.parse_oci_reference(entry["reference"])))
-        except (ValueError, KeyError, TypeError):
-            continue  # the model_sync role reports a malformed entry itself
-    for record in records:
-        storage = record["storage"]
-        if storage.get("mode") != STORAGE_HARBOR:
-            continue
-        label = "%s/%s" % (record["category"], record["name"])
-        oci, repo_id = storage["oci"], storage["repo_id"]
-        same_artifact = [p for p in published if (p["oci"]["registry"], p["oci"]["repository"])
-                         == (oci["registry"], oci["repository"])]
-        for entry in same_artifact:
-            if entry["repo_id"] != repo_id:
-                problems.append(Problem(label, "modelSource.modelUri", storage["model_uri"],
-                                        "model_sync_models publishes %s to %s, while modelUri names %s"
-                                        % (entry["repo_id"], entry["reference"], repo_id),
-                                        "set modelUri to hub/%s, or fix repo_id (or artifact) of the model_sync_models "
-                                        "entry" % entry["repo_id"]))
-        if oci["tag"] and same_artifact and not any(p["oci"]["tag"] == oci["tag"] for p in same_artifact):
-            problems.append(Problem(label, "modelSource.harborRef", oci["reference"],
-                                    "the tag %s is not what model_sync_models publishes for this artifact (%s)"
-                                    % (oci["tag"], ", ".join(p["reference"] for p in same_artifact)),
-                                    "set harborRef to %s, or the tag of the model_sync_models entry to %s"
-                                    % (same_artifact[0]["reference"], oci["tag"])))
-        same_repo = [p for p in published if p["repo_id"] == repo_id]
-        if same_repo and not same_artifact:
-            problems.append(Problem(label, "modelSource.harborRef", oci["reference"],
-                                    "model_sync_models publishes %s as %s, not to this artifact"
-                                    % (repo_id, ", ".join(p["reference"] for p in same_repo)),
-                                    "set harborRef to %s, or project/artifact/tag of the model_sync_models entry "
-                                    "to match harborRef" % same_repo[0]["reference"]))
-
-
 def build_plan(settings):
     """Validate ``settings`` and return ``(records, problems)``.
 
@@ -673,18 +486,18 @@ def build_plan(settings):
     ``records`` is empty when any problem is an error.
     """
     problems = []
-    models = _check_settings(settings, problems)
+    models = check_settings(settings, problems)
     if not settings.get("models_dir") or not os.path.isdir(settings["models_dir"]):
-        problems.append(Problem(CLUSTER, _setting_field("models_dir"), settings.get("models_dir"),
+        problems.append(Problem(CLUSTER, setting_field("models_dir"), settings.get("models_dir"),
                                 "the models folder does not exist",
                                 "point %s at the folder holding generative/ and embedder/"
-                                % _setting_field("models_dir")))
+                                % setting_field("models_dir")))
         return [], problems
     records = []
     for category in CATEGORIES:
         entries = models.get(category) or []
         if not isinstance(entries, list):
-            problems.append(Problem(CLUSTER, "%s.%s" % (_setting_field("models"), category),
+            problems.append(Problem(CLUSTER, "%s.%s" % (setting_field("models"), category),
                                     type(entries).__name__, "a category must hold a list of models",
                                     "write %s as a YAML list of entries" % category))
             continue
@@ -694,16 +507,8 @@ def build_plan(settings):
                 record = checker.build()
                 if record:
                     records.append(record)
-    _check_collisions(records, problems)
-    _check_sync(records, settings, problems)
+    check_collisions(records, problems)
+    check_sync(records, settings, problems)
     if any(p.severity == "error" for p in problems):
         return [], problems
     return records, problems
-
-
-def format_problems(problems):
-    """One failure message listing every error."""
-    errors = [p for p in problems if p.severity == "error"]
-    lines = ["The model plan has %d problem%s:" % (len(errors), "" if len(errors) == 1 else "s")]
-    lines.extend("  - %s" % p for p in errors)
-    return "\n".join(lines)

@@ -119,7 +119,7 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import distribution as pull_artifact
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import registry_auth_argspec
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry.reference import parse_oci_reference, pinned_reference
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry.transport import TransportError, open_url_transport
@@ -190,8 +190,8 @@ def main():
         module.fail_json(msg="%s: %s" % (params["slug"] or reference, exc))
     problem = None
     if params["storage_bytes"] is not None:
-        problem = pull_job.preflight_problem(params["slug"] or reference, params["storage_size"] or "",
-                                             params["storage_bytes"], info["size"], params["headroom_percent"])
+        problem = claims.preflight_problem(params["slug"] or reference, params["storage_size"] or "",
+                                           params["storage_bytes"], info["size"], params["headroom_percent"])
     module.exit_json(changed=False, pinned_reference=pinned,
                      fits=problem is None, problem=problem, **info)
 

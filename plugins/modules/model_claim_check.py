@@ -74,7 +74,8 @@ problems:
 """
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import plan
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan_schema import STORAGE_CLAIM
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import run_module
 
@@ -102,7 +103,7 @@ def planned_replicas(params):
 def require_claim_storage(module):
     record = module.params["record"]
     storage = record.get("storage") or {}
-    if storage.get("mode") != "claim":
+    if storage.get("mode") != STORAGE_CLAIM:
         module.fail_json(msg="%s: storage mode is %r, not claim" % (record.get("slug"), storage.get("mode")))
 
 
@@ -116,7 +117,7 @@ def execute_module(module, client):
     except NotFoundError:
         pvc = None
     replicas = planned_replicas(module.params)
-    problems = pull_job.claim_problems(record, pvc, replicas)
+    problems = claims.claim_problems(record, pvc, replicas)
     if problems:
         module.fail_json(msg="; ".join(problems), problems=problems, claim=storage["claim"])
     status = pvc.get("status") or {}

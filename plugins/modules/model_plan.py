@@ -164,6 +164,9 @@ records:
     tolerations:
       description: The GPU toleration as a one-element list, or empty.
       type: list
+    model_dir:
+      description: The model's folder, C(<models_dir>/<category>/<name>).
+      type: str
     values_files:
       description: Paths of the C(gaie) and C(ms) values files.
       type: dict
@@ -171,10 +174,12 @@ records:
       description:
         - C(mode) is V(harbor) (PVC, on-prem PV, pull Job), V(claim) (user-owned claim, checks only) or
           V(none).
-        - For V(harbor) also pvc, pv, pull_job, clear_job, size, size_bytes, storage_class, access_mode, hostpath_node,
-          hostpath_dir,
-          oci (registry, repository, tag, digest, reference), model_uri, repo_id, oras_image, mount_path,
-          working_dir, marker, job_affinity. For V(claim) claim, sub_path, namespace.
+        - Every mode has job_affinity (the claim's Jobs' node affinity, the hostPath node's, or None).
+        - For V(harbor) also pvc, pv, pull_job, clear_job, prune_job, size, size_bytes, storage_class, access_mode,
+          hostpath_node, hostpath_dir, oci (registry, repository, tag, digest, reference), model_uri, repo_id,
+          oras_image, mount_path, working_dir, marker, model_artifacts_uri.
+        - For V(claim) also claim, sub_path, namespace, model_artifacts_uri.
+        - The schema is C(plugins/module_utils/plan_schema.py)'s.
       type: dict
     model_artifacts_uri:
       description: The C(modelArtifacts.uri) for llm-d-modelservice (C(pvc+hf://...) or C(pvc://...)), or None.
@@ -194,7 +199,8 @@ problems:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan import DEFAULT_HOSTPATH_ROOT, build_plan, format_problems
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import DEFAULT_HOSTPATH_ROOT, build_plan
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan_checks import format_problems
 
 SETTINGS = ("models", "models_dir", "cloud_provider", "kubeconfig", "harbor_hostname", "harbor_user",
             "harbor_token", "gpu_toleration", "hostpath_root", "oras_version", "oras_image", "images", "sync_models")

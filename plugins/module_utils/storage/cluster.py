@@ -18,7 +18,7 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims, manifests
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.exceptions import CoreException
@@ -103,7 +103,7 @@ class PullApi(object):
             # 410 Gone (an old resourceVersion) and the like: the caller re-reads the Job and its pods.
             time.sleep(0.2)
 
-    def pod_log(self, pod_name, lines=20, container=pull_job.CONTAINER):
+    def pod_log(self, pod_name, lines=20, container=manifests.CONTAINER):
         from kubernetes.client import CoreV1Api
         try:
             api = CoreV1Api(self.client.client.client)
@@ -182,19 +182,19 @@ def apply_storage(client, record, digest, expected_size=0, check_mode=False, rep
     job_res = client.resource("Job", "batch/v1")
     storage = record["storage"]
     namespace = record["namespace"]
-    wanted_pv = pull_job.pv_manifest(record, hostpath_storage_class)
-    wanted_pvc = pull_job.pvc_manifest(record, hostpath_storage_class)
+    wanted_pv = manifests.pv_manifest(record, hostpath_storage_class)
+    wanted_pvc = manifests.pvc_manifest(record, hostpath_storage_class)
     holder = claim_holder(client, record)
-    wanted_job = pull_job.job_manifest(record, digest, expected_size=expected_size, holder_node=holder, **job_options)
+    wanted_job = manifests.job_manifest(record, digest, expected_size=expected_size, holder_node=holder, **job_options)
     actions = {}
     if wanted_pv:
-        actions["pv"] = _ensure(client, pv_res, wanted_pv, pull_job.pv_conflicts, check_mode,
+        actions["pv"] = _ensure(client, pv_res, wanted_pv, claims.pv_conflicts, check_mode,
                                 "%s: PersistentVolume %s" % (record["slug"], storage["pv"]), "PVs")
-    actions["pvc"] = _ensure(client, pvc_res, wanted_pvc, pull_job.pvc_conflicts, check_mode,
+    actions["pvc"] = _ensure(client, pvc_res, wanted_pvc, claims.pvc_conflicts, check_mode,
                              "%s: claim %s/%s" % (record["slug"], namespace, storage["pvc"]), "Claims")
     changed = "created" in actions.values()
     live_job = _get(client, job_res, storage["pull_job"], namespace)
-    action, why = pull_job.job_action(live_job, wanted_job, replace_failed)
+    action, why = manifests.job_action(live_job, wanted_job, replace_failed)
     if action == "replace":
         delete(client, job_res, storage["pull_job"], namespace, check_mode)
     if action in ("create", "replace"):
@@ -206,13 +206,13 @@ def apply_storage(client, record, digest, expected_size=0, check_mode=False, rep
 
 
 def claim_holder(client, record):
-    """The node whose serving pods hold the record's single-node claim (pull_job.claim_holder_node); None
+    """The node whose serving pods hold the record's single-node claim (claims.claim_holder_node); None
     without such a claim or pods (one pod list only for a dynamic ReadWriteOnce claim)."""
     storage = record["storage"]
-    if storage.get("job_affinity") or storage.get("access_mode", pull_job.ACCESS_RWO) not in pull_job.SINGLE_NODE_MODES:
+    if not claims.single_node_claim(storage):
         return None
     pods = (_dict(client.get(client.resource("Pod", "v1"), namespace=record["namespace"])) or {}).get("items") or []
-    return pull_job.claim_holder_node(record, pods, [storage["pull_job"], storage.get("prune_job")])
+    return claims.claim_holder_node(record, pods, [storage["pull_job"], storage.get("prune_job")])
 
 
 def run_claim_job(client, job, timeout, check_mode=False):
@@ -228,10 +228,10 @@ def run_claim_job(client, job, timeout, check_mode=False):
     state = None
     while time.monotonic() < deadline:
         live = _get(client, job_res, name, namespace)
-        if pull_job.job_condition(live, "Complete"):
+        if manifests.job_condition(live, "Complete"):
             state = "Complete"
             break
-        if pull_job.job_condition(live, "Failed"):
+        if manifests.job_condition(live, "Failed"):
             state = "Failed"
             break
         time.sleep(0.5)

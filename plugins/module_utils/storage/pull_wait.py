@@ -15,13 +15,9 @@ __metaclass__ = type
 
 import time
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage.pull_job import (
-    ANNOTATION_DIGEST,
-    CONTAINER,
-    PERMANENT_EXIT_CODE,
-    job_condition,
-    parse_marker,
-)
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage.manifests import CONTAINER, job_condition
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage.pull_marker import ANNOTATION_DIGEST, parse_marker
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage.pull_script import PERMANENT_EXIT_CODE
 
 COMPLETE = "complete"
 FAILED = "failed"

@@ -16,7 +16,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan_schema import STORAGE_HARBOR
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import manifests, pull_marker
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import (
     _dict,
     claim_holder,
@@ -31,12 +32,12 @@ def plan_prunes(records, claims, keep):
     found = []
     for record in records or []:
         storage = record.get("storage") or {}
-        if storage.get("mode") != "harbor":
+        if storage.get("mode") != STORAGE_HARBOR:
             continue
         annotations = by_name.get("%s/%s" % (record["namespace"], storage["pvc"]))
         if not annotations:
             continue
-        kept, dropped = pull_job.revisions_to_keep(annotations, keep)
+        kept, dropped = pull_marker.revisions_to_keep(annotations, keep)
         if dropped:
             found.append((record, annotations, kept, dropped))
     return found
@@ -44,13 +45,13 @@ def plan_prunes(records, claims, keep):
 
 def kept_revisions_patch(record, annotations, kept):
     """The merge patch that leaves only the ``kept`` revisions in the claim's revisions annotation."""
-    revisions = [r for r in pull_job.claim_revisions(annotations) if r["digest"] in kept]
+    revisions = [r for r in pull_marker.claim_revisions(annotations) if r["digest"] in kept]
     return {"metadata": {"annotations": {
-        pull_job.ANNOTATION_REVISIONS: pull_job.pvc_annotations({"revisions": revisions}).get(
-            pull_job.ANNOTATION_REVISIONS, "[]")}}}
+        pull_marker.ANNOTATION_REVISIONS: pull_marker.pvc_annotations({"revisions": revisions}).get(
+            pull_marker.ANNOTATION_REVISIONS, "[]")}}}
 
 
-def prune(client, records, keep=pull_job.DEFAULT_KEEP_REVISIONS, check_mode=False, timeout=600, uid=None):
+def prune(client, records, keep=pull_marker.DEFAULT_KEEP_REVISIONS, check_mode=False, timeout=600, uid=None):
     """Prune every record's claim down to its kept revisions; return {slug: {"kept": [...], "dropped": [...]}}."""
     pvc_res = client.resource("PersistentVolumeClaim", "v1")
     selector = ",".join(naming.label_selectors(naming.SELECTIONS["model_cache"]))
@@ -58,8 +59,8 @@ def prune(client, records, keep=pull_job.DEFAULT_KEEP_REVISIONS, check_mode=Fals
     done = {}
     for record, annotations, kept, dropped in plan_prunes(records, claims, keep):
         options = {} if uid is None else {"uid": uid}
-        job = pull_job.prune_job_manifest(record, kept, holder_node=claim_holder(client, record),
-                                          active_deadline_seconds=timeout, **options)
+        job = manifests.prune_job_manifest(record, kept, holder_node=claim_holder(client, record),
+                                           active_deadline_seconds=timeout, **options)
         run_claim_job(client, job, timeout + 30, check_mode)
         if not check_mode:
             client.patch(pvc_res, kept_revisions_patch(record, annotations, kept), name=record["storage"]["pvc"],

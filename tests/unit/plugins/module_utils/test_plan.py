@@ -5,8 +5,10 @@ import yaml
 
 from ansible_collections.ai_platform.serving.tests.support.plan_cases import case_settings, load_cases
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan import build_plan, format_problems, serving_replicas
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims, manifests
+from ansible_collections.ai_platform.serving.plugins.module_utils import plan_schema
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import build_plan, serving_replicas
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan_checks import format_problems
 
 CASES = load_cases()
 
@@ -26,6 +28,8 @@ def test_case_reports_exactly_the_expected_problems(tmp_path, case):
         assert format_problems(problems).startswith("The model plan has %d problem" % len(errors))
     elif "records" in case:
         assert len(records) == case["records"]
+    for record in records:  # the one record schema (plan_schema.py, model_plan's RETURN)
+        assert plan_schema.record_problems(record) == [], record["slug"]
     shown = format_problems(problems) + "".join(str(p) for p in problems)
     for secret in case.get("never_shown") or []:
         assert secret not in shown
@@ -81,10 +85,10 @@ def test_a_readwritemany_claim_is_asked_for_with_that_mode(tmp_path):
               "storageSize": "5Gi", "accessMode": "ReadWriteMany", "storageClass": "nfs"}
     case = replicas_case({"cloud_provider": "cloud"}, {"decode": {"replicas": 3}}, source)
     records, _problems = build_plan(case_settings(tmp_path, case))
-    claim = pull_job.pvc_manifest(records[0])
+    claim = manifests.pvc_manifest(records[0])
     assert claim["spec"]["accessModes"] == ["ReadWriteMany"] and claim["spec"]["storageClassName"] == "nfs"
     live = {"spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "nfs"}}
-    assert pull_job.pvc_conflicts(claim, live) == [
+    assert claims.pvc_conflicts(claim, live) == [
         "its access modes are ReadWriteOnce, the plan wants ReadWriteMany (modelSource.accessMode)"]
 
 

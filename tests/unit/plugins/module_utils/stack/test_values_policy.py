@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import plan
+from ansible_collections.ai_platform.serving.plugins.module_utils import plan_schema
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values as sv
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values_policy as vp
 
@@ -136,4 +136,4 @@ def test_the_repos_models_pass_the_policy():
             assert vp.policy_problems(record, files, settings) == [], folder
             checked += 1
     assert checked > 0
-    assert plan.CATEGORIES == ("generative", "embedder")
+    assert plan_schema.CATEGORIES == ("generative", "embedder")

@@ -7,18 +7,16 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
-import os
 
 import pytest
-import yaml
 from kubernetes.client.rest import ApiException
 from kubernetes.dynamic.exceptions import NotFoundError
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import cluster as pull_k8s
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import cluster as pull_k8s, manifests, pull_marker
+from ansible_collections.ai_platform.serving.tests.support.storage_records import load_records
+
 
 DIGEST = "sha256:" + "a" * 64
-FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "pull_job")
 
 
 class Kind(object):
@@ -52,13 +50,12 @@ class FakeClient(object):
 
 @pytest.fixture
 def record():
-    with open(os.path.join(FIXTURES, "records.yml")) as handle:
-        return yaml.safe_load(handle)["on_prem"]
+    return load_records()["on_prem"]
 
 
 def test_first_apply_creates_everything_and_second_keeps_it(record):
     client = FakeClient()
-    changed, actions, manifests = pull_k8s.apply_storage(client, record, DIGEST)
+    changed, actions, objects = pull_k8s.apply_storage(client, record, DIGEST)
     assert changed and actions["pv"] == "created" and actions["pvc"] == "created" and actions["job"] == "created"
     assert [c[1] for c in client.calls] == ["PersistentVolume", "PersistentVolumeClaim", "Job"]
     client.calls = []
@@ -76,7 +73,7 @@ def test_new_digest_replaces_the_job_only(record):
     assert changed and actions["job"] == "replaced"
     assert client.calls == [("delete", "Job"), ("create", "Job")]
     job = client.objects[("Job", record["namespace"], record["storage"]["pull_job"])]
-    assert job["metadata"]["annotations"][pull_job.ANNOTATION_DIGEST] == "sha256:" + "b" * 64
+    assert job["metadata"]["annotations"][pull_marker.ANNOTATION_DIGEST] == "sha256:" + "b" * 64
 
 
 def test_check_mode_changes_nothing(record):
@@ -88,7 +85,7 @@ def test_check_mode_changes_nothing(record):
 
 def test_mismatching_pv_is_refused_not_changed(record):
     client = FakeClient()
-    pv = pull_job.pv_manifest(record)
+    pv = manifests.pv_manifest(record)
     pv["spec"]["hostPath"]["path"] = "/somewhere/else"
     client.objects[("PersistentVolume", None, pv["metadata"]["name"])] = pv
     with pytest.raises(pull_k8s.PullApiError, match="hostPath is '/somewhere/else'"):

@@ -6,7 +6,7 @@ from ansible_collections.ai_platform.serving.tests.support.plan_cases import cas
 
 from ansible_collections.ai_platform.serving.plugins.filter import pod_security as flt
 from ansible_collections.ai_platform.serving.plugins.module_utils import plan
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims, manifests, pull_script
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pod_security as ps
 
 DIGEST = "sha256:" + "a" * 64
@@ -25,7 +25,7 @@ def record(tmp_path):
 
 
 def test_pull_job_passes_restricted(record):
-    job = pull_job.job_manifest(record, DIGEST, expected_size=10)
+    job = manifests.job_manifest(record, DIGEST, expected_size=10)
     pod = job["spec"]["template"]["spec"]
     assert ps.restricted_problems(pod) == []
     assert pod["securityContext"]["runAsUser"] == 65532 and pod["securityContext"]["fsGroup"] == 65532
@@ -34,7 +34,7 @@ def test_pull_job_passes_restricted(record):
     assert container["securityContext"]["capabilities"] == {"drop": ["ALL"]}
     limits = container["resources"]["limits"]
     assert limits["cpu"] and limits["ephemeral-storage"] and limits["memory"]
-    assert job["spec"]["activeDeadlineSeconds"] == pull_job.DEFAULT_DEADLINE_SECONDS
+    assert job["spec"]["activeDeadlineSeconds"] == manifests.DEFAULT_DEADLINE_SECONDS
     env = dict((e["name"], e["value"]) for e in container["env"])
     assert env["DOCKER_CONFIG"] == "/etc/aips/registry" and env["HOME"] == "/tmp" and env["TMPDIR"] == "/tmp"
     assert env["AIPS_REGISTRY_CONFIG"] == "/etc/aips/registry/config.json"
@@ -45,17 +45,17 @@ def test_pull_job_passes_restricted(record):
 
 
 def test_pull_job_uid_and_deadline_are_options(record):
-    job = pull_job.job_manifest(record, DIGEST, uid=1000, active_deadline_seconds=60)
+    job = manifests.job_manifest(record, DIGEST, uid=1000, active_deadline_seconds=60)
     assert job["spec"]["activeDeadlineSeconds"] == 60
     ctx = job["spec"]["template"]["spec"]["securityContext"]
     assert (ctx["runAsUser"], ctx["runAsGroup"], ctx["fsGroup"]) == (1000, 1000, 1000)
     with pytest.raises(ValueError, match="root is refused"):
-        pull_job.job_manifest(record, DIGEST, uid=0)
+        manifests.job_manifest(record, DIGEST, uid=0)
 
 
 def test_the_script_reads_the_registry_config_off_root():
-    assert "--registry-config \"$AIPS_REGISTRY_CONFIG\"" in pull_job.PULL_SCRIPT
-    assert "/root" not in pull_job.PULL_SCRIPT
+    assert "--registry-config \"$AIPS_REGISTRY_CONFIG\"" in pull_script.PULL_SCRIPT
+    assert "/root" not in pull_script.PULL_SCRIPT
 
 
 def test_clear_job_passes_restricted_and_keeps_placement(record):
@@ -107,10 +107,10 @@ def test_bad_levels_fail(levels, expected):
 
 
 def test_limits_are_added_and_never_below_the_request():
-    merged = ps.with_limits({"requests": {"cpu": "4", "memory": "2Gi"}}, pull_job.DEFAULT_RESOURCES)
+    merged = ps.with_limits({"requests": {"cpu": "4", "memory": "2Gi"}}, manifests.DEFAULT_RESOURCES)
     assert merged["limits"]["cpu"] == "4" and merged["limits"]["memory"] == "2Gi"
     assert merged["limits"]["ephemeral-storage"] == "256Mi" and merged["requests"]["ephemeral-storage"] == "16Mi"
-    given = ps.with_limits({"limits": {"cpu": "1"}}, pull_job.DEFAULT_RESOURCES)
+    given = ps.with_limits({"limits": {"cpu": "1"}}, manifests.DEFAULT_RESOURCES)
     assert given["limits"]["cpu"] == "1"
 
 
@@ -121,7 +121,7 @@ def test_claim_users_ignores_finished_pods_and_the_collections_jobs():
                 "spec": {"volumes": [{"name": "m", "persistentVolumeClaim": {"claimName": claim}}]}}
     pods = [pod("decode-1", "Running", "e-model"), pod("old", "Succeeded", "e-model"),
             pod("other", "Running", "x-model"), pod("pull", "Running", "e-model", job="e-model-pull")]
-    assert pull_job.claim_users(pods, "e-model", skip_jobs=("e-model-pull",)) == ["ns/decode-1"]
+    assert claims.claim_users(pods, "e-model", skip_jobs=("e-model-pull",)) == ["ns/decode-1"]
 
 
 def claim_result(record, annotations):

@@ -17,12 +17,13 @@ __metaclass__ = type
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 
 import pytest
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_marker, pull_script
 
 FAKE_ORAS = r"""#!/bin/sh
 echo "$*" >>"$FAKE_DIR/calls"
@@ -138,15 +139,15 @@ class Pod(object):
         if self.termlog.exists():
             self.termlog.unlink()
         (self.fake / "calls").write_text("")
-        return subprocess.run([shutil.which("busybox"), "sh", "-c", pull_job.PULL_SCRIPT], cwd=str(self.cache / "hub"),
+        return subprocess.run([shutil.which("busybox"), "sh", "-c", pull_script.PULL_SCRIPT], cwd=str(self.cache / "hub"),
                               env=env, capture_output=True, text=True, check=False)
 
     def marker(self):
         path = self.cache / ".pulled"
-        return pull_job.parse_marker(path.read_text()) if path.exists() else None
+        return pull_marker.parse_marker(path.read_text()) if path.exists() else None
 
     def report(self):
-        return pull_job.parse_marker(self.termlog.read_text()) if self.termlog.exists() else None
+        return pull_marker.parse_marker(self.termlog.read_text()) if self.termlog.exists() else None
 
     def calls(self):
         return (self.fake / "calls").read_text().splitlines()
@@ -239,7 +240,7 @@ def test_corrupted_file_fails_permanently_without_marker(pod):
     digest = _artifact(str(pod.fake), model_files())
     target = "%s/snapshots/%s/model.safetensors" % (REPO, COMMIT)
     proc = pod.run(digest, corrupt=target)
-    assert proc.returncode == pull_job.PERMANENT_EXIT_CODE, proc.stdout + proc.stderr
+    assert proc.returncode == pull_script.PERMANENT_EXIT_CODE, proc.stdout + proc.stderr
     assert pod.marker() is None
     report = pod.report()
     assert report["status"] == "failed" and "model.safetensors holds" in report["reason"]
@@ -248,7 +249,7 @@ def test_corrupted_file_fails_permanently_without_marker(pod):
 def test_wrong_manifest_digest_fails_permanently(pod):
     _artifact(str(pod.fake), model_files())
     proc = pod.run("sha256:" + "0" * 64)
-    assert proc.returncode == pull_job.PERMANENT_EXIT_CODE
+    assert proc.returncode == pull_script.PERMANENT_EXIT_CODE
     assert "the manifest's digest is" in pod.report()["reason"]
     assert pod.marker() is None
 
@@ -256,7 +257,7 @@ def test_wrong_manifest_digest_fails_permanently(pod):
 def test_auth_failure_is_permanent_and_outage_is_retried(pod):
     digest = _artifact(str(pod.fake), model_files())
     proc = pod.run(digest, fail="auth")
-    assert proc.returncode == pull_job.PERMANENT_EXIT_CODE
+    assert proc.returncode == pull_script.PERMANENT_EXIT_CODE
     assert "unauthorized" in pod.report()["reason"]
     proc = pod.run(digest, fail="down")
     assert proc.returncode == 1
@@ -299,7 +300,7 @@ def test_a_full_claim_fails_permanently_and_keeps_the_verified_copy(pod, fault, 
     before = tree(pod)
     new = _artifact(str(pod.fake), model_files(weights=b"weights-v2" * 100))
     proc = pod.run(new, **fake)
-    assert proc.returncode == pull_job.PERMANENT_EXIT_CODE, (fault, proc.stdout + proc.stderr)
+    assert proc.returncode == pull_script.PERMANENT_EXIT_CODE, (fault, proc.stdout + proc.stderr)
     assert reason in pod.report()["reason"]
     after = tree(pod)
     # the verified copy and its marker, byte for byte; at most an empty staging directory beside them
@@ -310,7 +311,7 @@ def test_a_full_claim_fails_permanently_and_keeps_the_verified_copy(pod, fault, 
 def test_free_space_message_names_needed_and_free(pod):
     digest = _artifact(str(pod.fake), model_files())
     proc = pod.run(digest, free_bytes="10")
-    assert proc.returncode == pull_job.PERMANENT_EXIT_CODE
+    assert proc.returncode == pull_script.PERMANENT_EXIT_CODE
     reason = pod.report()["reason"]
     total = sum(len(v) for v in model_files().values())
     assert "the pull needs %d bytes (4 files, %d bytes, plus 1%%), 10 are free" % (total + total // 100, total) \
@@ -340,7 +341,7 @@ def test_unsafe_layers_are_refused_before_any_byte_is_written(pod, title, media_
     digest = _artifact(str(pod.fake), files, media_types={title: media_type} if media_type else None,
                        unpack={title: unpack} if unpack else None)
     proc = pod.run(digest)
-    assert proc.returncode == pull_job.PERMANENT_EXIT_CODE, proc.stdout + proc.stderr
+    assert proc.returncode == pull_script.PERMANENT_EXIT_CODE, proc.stdout + proc.stderr
     assert reason in pod.report()["reason"], pod.report()["reason"]
     assert not any(call.startswith("pull ") for call in pod.calls())
     assert tree(pod) == before
@@ -433,14 +434,14 @@ def test_an_artifact_with_two_snapshots_is_refused(pod):
     files["%s/snapshots/%s/other.bin" % (REPO, COMMIT_B)] = b"x"
     digest = _artifact(str(pod.fake), files)
     proc = pod.run(digest)
-    assert proc.returncode == pull_job.PERMANENT_EXIT_CODE
+    assert proc.returncode == pull_script.PERMANENT_EXIT_CODE
     assert "the artifact holds two snapshots" in pod.report()["reason"]
 
 
 def run_prune(pod, keep):
     env = {"PATH": pod.path, "AIPS_CACHE_DIR": str(pod.cache), "AIPS_WORKING_DIR": str(pod.cache / "hub"),
            "AIPS_MARKER": str(pod.cache / ".pulled"), "AIPS_KEEP": " ".join(keep)}
-    return subprocess.run([shutil.which("busybox"), "sh", "-c", pull_job.PRUNE_SCRIPT], env=env,
+    return subprocess.run([shutil.which("busybox"), "sh", "-c", pull_script.PRUNE_SCRIPT], env=env,
                           capture_output=True, text=True, check=False)
 
 
@@ -457,3 +458,16 @@ def test_prune_keeps_the_served_and_the_named_revisions_and_removes_the_rest(pod
     assert "removing %s/snapshots/%s" % (REPO, COMMIT) in proc.stdout
     # the served copy is intact and current
     assert pod.run(v2, fail="down").returncode == 0 and "nothing to pull" in pod.run(v2, fail="down").stdout
+
+
+def test_pull_script_is_valid_sh():
+    proc = subprocess.run([shutil.which("sh"), "-n", "-c", pull_script.PULL_SCRIPT], capture_output=True, text=True,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_pull_script_has_no_kubelet_variable_references():
+    """Kubernetes expands $(NAME) in commands for env NAMEs, and $$ to $: neither may appear by accident."""
+    names = re.findall(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)", pull_script.PULL_SCRIPT)
+    assert not [n for n in names if n.startswith("AIPS_")]
+    assert "$$" not in pull_script.PULL_SCRIPT
