@@ -22,5 +22,5 @@ options:
     type: bool
     default: true
     aliases: [tls_verify]
-    version_added: 0.3.0
+    version_added: 0.1.0
 """

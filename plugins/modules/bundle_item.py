@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: bundle_item
 short_description: Write one image, chart or model into an air-gap bundle, or load it into a registry
-version_added: 0.3.0
+version_added: 0.1.0
 author: ai_platform.serving contributors (@ai-platform)
 description:
   - With O(state=saved) (internet side) writes one item into the bundle directory O(bundle_dir) and returns its

@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: bundle_lock
 short_description: Write an air-gap bundle's lock file (and its parts), or verify a bundle against it
-version_added: 0.3.0
+version_added: 0.1.0
 author: ai_platform.serving contributors (@ai-platform)
 description:
   - With O(state=present) (internet side) writes C(bundle.lock.yml) into O(bundle_dir) from the lock entries

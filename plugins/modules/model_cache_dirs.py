@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: model_cache_dirs
 short_description: List or remove the model cache directories on a node, never one a volume still uses
-version_added: 0.2.0
+version_added: 0.1.0
 author: ai_platform.serving contributors (@ai-platform)
 description:
   - Runs on a cluster node. Without O(remove), describes every entry directly below O(root) (the allowed root of

@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: model_lock
 short_description: Take or give back the Lease that serialises runs on a model namespace
-version_added: 0.2.0
+version_added: 0.1.0
 author: ai_platform.serving contributors (@ai-platform)
 description:
   - Takes the Lease C(ai-platform-serving) (C(coordination.k8s.io/v1)) in each model namespace for O(holder),

@@ -63,7 +63,7 @@ options:
       while oras pulls.
     type: int
     default: 10
-    version_added: 0.3.0
+    version_added: 0.1.0
   verify:
     description:
       - Re-hash every pulled file against its layer digest before the marker is written, a second read of every

@@ -58,7 +58,7 @@ options:
         (O(kubeconfig), E(K8S_AUTH_KUBECONFIG) or the default); with other auth options nothing is printed.
     type: int
     default: 10
-    version_added: 0.3.0
+    version_added: 0.1.0
   log_lines:
     description: Lines of the pod's log to return on failure.
     type: int
@@ -115,31 +115,31 @@ progress:
     C(812.0 MiB of 1.0 GiB (79%), 203.0 MiB/s, ETA 1s, 8 of 9 files).
   returned: when a progress line was printed
   type: str
-  version_added: 0.3.0
+  version_added: 0.1.0
 pull_seconds:
   description: Seconds this Job's oras pull took (0 when it reused the verified copy); with RV(size), the pull's rate.
   returned: success
   type: int
-  version_added: 0.3.0
+  version_added: 0.1.0
 verify_seconds:
   description: Seconds the re-hash of every file against the manifest took (0 when the copy was reused).
   returned: success
   type: int
-  version_added: 0.3.0
+  version_added: 0.1.0
 reused:
   description:
     - True when the volume already held a verified copy of O(digest) (its C(.pulled) marker names it and its files
       are in place), so the Job pulled nothing; false after a pull.
   returned: success
   type: bool
-  version_added: 0.2.0
+  version_added: 0.1.0
 switched:
   description:
     - True when O(digest) was a revision kept on the volume beside the served one (an earlier pull); the Job
       pointed the hub cache's C(refs/main) back at its snapshot, without a download or a registry call.
   returned: success
   type: bool
-  version_added: 0.2.0
+  version_added: 0.1.0
 metadata:
   description: Facts from the model's config.json (architectures, model_type, torch_dtype, transformers_version).
   returned: success

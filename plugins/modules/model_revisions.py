@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: model_revisions
 short_description: Prune the model revisions a claim no longer keeps
-version_added: 0.2.0
+version_added: 0.1.0
 author: ai_platform.serving contributors (@ai-platform)
 description:
   - A model claim holds the served revision and the earlier ones side by side; the pull Job records them in
