@@ -11,25 +11,19 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan as plan
-
-
-def _call(name, function, *args):
-    try:
-        return function(*args)
-    except ValueError as exc:
-        raise AnsibleFilterError("%s: %s" % (name, exc))
+from ansible_collections.ai_platform.serving.plugins.plugin_utils.filter_errors import filter_call
 
 
 def image_plan(images, harbor):
-    return _call("image_plan", plan.image_plan, images, harbor)
+    return filter_call("image_plan", plan.image_plan, images, harbor)
 
 
 def chart_plan(charts, harbor):
-    return _call("chart_plan", plan.chart_plan, charts, harbor)
+    return filter_call("chart_plan", plan.chart_plan, charts, harbor)
 
 
 def stack_charts(charts, harbor=None):
-    return _call("stack_charts", plan.stack_charts, charts, harbor or None)
+    return filter_call("stack_charts", plan.stack_charts, charts, harbor or None)
 
 
 def model_sync_reference(entry, registry, project=None):

@@ -12,28 +12,22 @@ from ansible.errors import AnsibleFilterError
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import model_source as src
 from ansible_collections.ai_platform.serving.plugins.module_utils.naming import slug_problem
-
-
-def _wrap(name, function, *args):
-    try:
-        return function(*args)
-    except ValueError as exc:
-        raise AnsibleFilterError("%s: %r: %s" % (name, args[-1], exc))
+from ansible_collections.ai_platform.serving.plugins.plugin_utils.filter_errors import filter_call
 
 
 def pvc_hf_uri(slug, model_uri):
     why = slug_problem(slug)
     if why:
         raise AnsibleFilterError("pvc_hf_uri: slug %r: %s" % (slug, why))
-    return _wrap("pvc_hf_uri", src.pvc_hf_uri, slug, model_uri)
+    return filter_call("pvc_hf_uri", src.pvc_hf_uri, slug, model_uri, show_value=True)
 
 
 def parse_pvc_uri(uri):
-    return _wrap("parse_pvc_uri", src.parse_pvc_uri, uri)
+    return filter_call("parse_pvc_uri", src.parse_pvc_uri, uri, show_value=True)
 
 
 def quantity_bytes(quantity):
-    return _wrap("quantity_bytes", src.parse_quantity, quantity)
+    return filter_call("quantity_bytes", src.parse_quantity, quantity, show_value=True)
 
 
 class FilterModule(object):

@@ -11,14 +11,12 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims, manifests, pod_security
+from ansible_collections.ai_platform.serving.plugins.plugin_utils.filter_errors import filter_call
 
 
 def pod_security_labels(levels):
     """``{enforce: restricted}`` -> ``{pod-security.kubernetes.io/enforce: restricted}``."""
-    try:
-        return pod_security.namespace_labels(levels)
-    except ValueError as exc:
-        raise AnsibleFilterError("pod_security_labels: %s" % exc)
+    return filter_call("pod_security_labels", pod_security.namespace_labels, levels)
 
 
 def model_namespace_definitions(records, levels):

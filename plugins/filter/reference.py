@@ -8,23 +8,16 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible.errors import AnsibleFilterError
-
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import reference
+from ansible_collections.ai_platform.serving.plugins.plugin_utils.filter_errors import filter_call
 
 
 def parse_oci_reference(ref):
-    try:
-        return reference.parse_oci_reference(ref)
-    except ValueError as exc:
-        raise AnsibleFilterError("parse_oci_reference: %r: %s" % (ref, exc))
+    return filter_call("parse_oci_reference", reference.parse_oci_reference, ref, show_value=True)
 
 
 def pinned_reference(ref, digest):
-    try:
-        return reference.pinned_reference(ref, digest)
-    except ValueError as exc:
-        raise AnsibleFilterError("pinned_reference: %s" % exc)
+    return filter_call("pinned_reference", reference.pinned_reference, ref, digest)
 
 
 class FilterModule(object):

@@ -51,3 +51,13 @@ def registry_auth_argspec(prefix="", **options):
     spec.update(registry_tls_argspec())
     spec.update(options)
     return spec
+
+
+def typed(type_name, *names):
+    """Options of one ``type_name`` with no default and not required, ``{name: {"type": type_name}}``."""
+    return dict((name, dict(type=type_name)) for name in names)
+
+
+def tool_paths(*tools):
+    """The ``<tool>_path`` options: the executable of each CLI tool, found on PATH by default."""
+    return dict(("%s_path" % tool, dict(type="path", default=tool)) for tool in tools)

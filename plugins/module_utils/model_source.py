@@ -22,7 +22,7 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.naming import 
     DNS_LABEL_RE,
     DNS_SUBDOMAIN_MAX,
     DNS_SUBDOMAIN_RE,
-    model_pvc_name,
+    slug_name,
 )
 
 _HF_NAME = r"[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?"
@@ -52,7 +52,7 @@ def parse_model_uri(model_uri):
 def pvc_hf_uri(slug, model_uri):
     """The modelservice URI for weights the pull Job placed on the model PVC."""
     parse_model_uri(model_uri)
-    return "%s%s/%s" % (PVC_HF_SCHEME, model_pvc_name(slug), model_uri)
+    return "%s%s/%s" % (PVC_HF_SCHEME, slug_name("pvc", slug), model_uri)
 
 
 def parse_pvc_uri(uri):

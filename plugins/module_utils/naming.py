@@ -115,6 +115,32 @@ def slug_from_folders(folder_names):
     return gaie[0], []
 
 
+# The per-model names that follow from the slug alone, by key ("{slug}" stands for the slug).
+SLUG_NAMES = {
+    "gaie_release": GAIE_PREFIX + "{slug}",
+    "ms_release": MS_PREFIX + "{slug}",
+    "httproute": "llm-d-{slug}",
+    "pvc": "{slug}-model",
+    "pv": "{slug}-model-pv",
+    "pull_job": "{slug}-model-pull",
+    # empties the claim (playbooks/cache.yml), beside the pull Job
+    "clear_job": "{slug}-model-clear",
+    # removes the revisions the claim no longer keeps (serving_stack, after a rollout)
+    "prune_job": "{slug}-model-prune",
+    "embeddings_service": MS_PREFIX + "{slug}-embeddings",
+    "gateway_service": "llmd-gateway-{slug}",
+    "gateway_defaults": "gateway-defaults-{slug}",
+    # the ConfigMap recording the digest each of a model's releases was deployed with (release_digest);
+    # not a record name
+    "release_digests": "{slug}-release-digests",
+}
+
+
+def slug_name(key, slug):
+    """The SLUG_NAMES ``key`` name of ``slug``."""
+    return SLUG_NAMES[key].format(slug=slug)
+
+
 def model_namespace(slug, override=None):
     return override or "llm-d-%s" % slug
 
@@ -123,60 +149,9 @@ def infra_release_name(slug, override=None):
     return override or "infra-%s" % slug
 
 
-def gaie_release_name(slug):
-    return "%s%s" % (GAIE_PREFIX, slug)
-
-
-def ms_release_name(slug):
-    return "%s%s" % (MS_PREFIX, slug)
-
-
 def gateway_name(slug, infra_release=None):
     """llm-d-infra names its Gateway ``<release>-inference-gateway``."""
     return infra_release_name(slug, infra_release) + GATEWAY_SUFFIX
-
-
-def httproute_name(slug):
-    return "llm-d-%s" % slug
-
-
-def model_pvc_name(slug):
-    return "%s-model" % slug
-
-
-def model_pv_name(slug):
-    return "%s-model-pv" % slug
-
-
-def pull_job_name(slug):
-    return "%s-model-pull" % slug
-
-
-def clear_job_name(slug):
-    """The Job that empties the claim (playbooks/cache.yml), beside the pull Job."""
-    return "%s-model-clear" % slug
-
-
-def prune_job_name(slug):
-    """The Job that removes the revisions the claim no longer keeps (serving_stack, after a rollout)."""
-    return "%s-model-prune" % slug
-
-
-def release_digests_name(slug):
-    """The ConfigMap recording the digest each of a model's releases was deployed with (release_digest)."""
-    return "%s-release-digests" % slug
-
-
-def embeddings_service_name(slug):
-    return "%s%s-embeddings" % (MS_PREFIX, slug)
-
-
-def gateway_service_name(slug):
-    return "llmd-gateway-%s" % slug
-
-
-def gateway_defaults_name(slug):
-    return "gateway-defaults-%s" % slug
 
 
 def epp_service_name(gaie_release):
@@ -186,23 +161,10 @@ def epp_service_name(gaie_release):
 
 def resource_names(slug, namespace=None, release_name=None):
     """Every per-model name, keyed as in NAME_LIMITS."""
-    return {
-        "namespace": model_namespace(slug, namespace),
-        "infra_release": infra_release_name(slug, release_name),
-        "gaie_release": gaie_release_name(slug),
-        "ms_release": ms_release_name(slug),
-        "gateway": gateway_name(slug, release_name),
-        "httproute": httproute_name(slug),
-        "pvc": model_pvc_name(slug),
-        "pv": model_pv_name(slug),
-        "pull_job": pull_job_name(slug),
-        "clear_job": clear_job_name(slug),
-        "prune_job": prune_job_name(slug),
-        "embeddings_service": embeddings_service_name(slug),
-        "gateway_service": gateway_service_name(slug),
-        "gateway_defaults": gateway_defaults_name(slug),
-        "epp_service": epp_service_name(gaie_release_name(slug)),
-    }
+    names = dict((key, slug_name(key, slug)) for key in SLUG_NAMES if key in NAME_LIMITS)
+    names.update(namespace=model_namespace(slug, namespace), infra_release=infra_release_name(slug, release_name),
+                 gateway=gateway_name(slug, release_name), epp_service=epp_service_name(names["gaie_release"]))
+    return names
 
 
 def routing_kind(embedder):

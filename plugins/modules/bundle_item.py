@@ -199,7 +199,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import bundle, oci_archive
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import tools as registry
-from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import registry_auth_argspec
+from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import registry_auth_argspec, tool_paths, typed
 from ansible_collections.ai_platform.serving.plugins.module_utils.sync.hf_cache import CacheError
 
 MODEL_DEFAULTS = dict(source="hf", local_path=None, cache_dir=None, allow_patterns=None, ignore_patterns=None,
@@ -212,28 +212,14 @@ def argspec():
         state=dict(type="str", required=True, choices=["saved", "pushed"]),
         kind=dict(type="str", required=True, choices=["image", "chart", "model"]),
         bundle_dir=dict(type="path", required=True),
-        name=dict(type="str"),
-        image=dict(type="str"),
-        source_ref=dict(type="str"),
-        digest=dict(type="str"),
-        archive_name=dict(type="str"),
-        project=dict(type="str"),
-        image_path=dict(type="str"),
         all_platforms=dict(type="bool", default=False),
-        version=dict(type="str"),
-        chart=dict(type="str"),
-        repo_url=dict(type="str"),
-        source_dir=dict(type="path"),
-        model=dict(type="dict"),
-        item=dict(type="dict"),
-        destination=dict(type="str"),
         plain_http=dict(type="bool", default=False),
-        work_dir=dict(type="path"),
-        progress_file=dict(type="path"),
         concurrency=dict(type="int", default=5),
-        skopeo_path=dict(type="path", default="skopeo"),
-        helm_path=dict(type="path", default="helm"),
-        oras_path=dict(type="path", default="oras"),
+        **typed("str", "name", "image", "source_ref", "digest", "archive_name", "project", "image_path", "version",
+                "chart", "repo_url", "destination"),
+        **typed("path", "source_dir", "work_dir", "progress_file"),
+        **typed("dict", "model", "item"),
+        **tool_paths("skopeo", "helm", "oras")
     )
 
 

@@ -121,7 +121,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import oci_archive
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import tools as registry
-from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import registry_auth_argspec
+from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import registry_auth_argspec, tool_paths, typed
 
 
 def argspec():
@@ -129,16 +129,11 @@ def argspec():
         state=dict(type="str", required=True, choices=["saved", "pushed"]),
         name=dict(type="str", required=True),
         version=dict(type="str", required=True),
-        chart=dict(type="str"),
-        repo_url=dict(type="str"),
-        destination=dict(type="path"),
-        digest=dict(type="str"),
-        archive=dict(type="path"),
-        repository=dict(type="str"),
         plain_http=dict(type="bool", default=False),
         force=dict(type="bool", default=False),
-        helm_path=dict(type="path", default="helm"),
-        skopeo_path=dict(type="path", default="skopeo"),
+        **typed("str", "chart", "repo_url", "digest", "repository"),
+        **typed("path", "destination", "archive"),
+        **tool_paths("helm", "skopeo")
     )
 
 

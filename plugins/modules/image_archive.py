@@ -103,7 +103,7 @@ from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import oci_archive
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import tools as registry
-from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import registry_auth_argspec
+from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import registry_auth_argspec, tool_paths
 
 
 def argspec():
@@ -115,7 +115,7 @@ def argspec():
         destination=dict(type="str"),
         all_platforms=dict(type="bool", default=False),
         force=dict(type="bool", default=False),
-        skopeo_path=dict(type="path", default="skopeo"),
+        **tool_paths("skopeo")
     )
 
 

@@ -112,15 +112,15 @@ missing:
   returned: with O(remove)
   type: list
   elements: str
-freed_bytes:
-  description: Bytes of the removed directories' files (would be freed in check mode).
-  returned: with O(remove)
-  type: int
 refused:
   description: Paths refused by the allowed-root rules, with why.
   returned: failure
   type: list
   elements: str
+freed_bytes:
+  description: Bytes of the removed directories' files (would be freed in check mode).
+  returned: with O(remove)
+  type: int
 """
 
 import os

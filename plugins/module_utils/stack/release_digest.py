@@ -105,7 +105,7 @@ def record_definitions(records, plan, helm_list, configmaps):
         definitions.append({
             "apiVersion": "v1",
             "kind": "ConfigMap",
-            "metadata": {"name": naming.release_digests_name(slug), "namespace": namespace,
+            "metadata": {"name": naming.slug_name("release_digests", slug), "namespace": namespace,
                          "labels": naming.model_labels(slug, naming.COMPONENT_RELEASE_DIGESTS)},
             "data": data,
         })

@@ -15,7 +15,7 @@ import time
 from ansible_collections.ai_platform.serving.plugins.module_utils.sync import hf_cache
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import oci_artifact
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import tools as registry
-from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import registry_auth_argspec
+from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import registry_auth_argspec, tool_paths
 
 
 def argspec():
@@ -35,11 +35,11 @@ def argspec():
         reference=dict(type="str", required=True),
         plain_http=dict(type="bool", default=False),
         insecure=dict(type="bool", default=False),
-        oras_path=dict(type="path", default="oras"),
         concurrency=dict(type="int", default=5),
         progress_file=dict(type="path"),
         work_dir=dict(type="path"),
         verify=dict(type="bool", default=True),
+        **tool_paths("oras")
     )
 
 

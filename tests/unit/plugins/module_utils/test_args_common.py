@@ -20,3 +20,9 @@ def test_each_call_returns_a_fresh_spec():
     first = args_common.registry_tls_argspec()
     first["validate_certs"]["aliases"].append("x")
     assert args_common.registry_tls_argspec()["validate_certs"]["aliases"] == ["tls_verify"]
+
+
+def test_typed_options_and_tool_paths():
+    assert args_common.typed("str", "name", "image") == {"name": {"type": "str"}, "image": {"type": "str"}}
+    assert args_common.tool_paths("skopeo", "helm") == {
+        "skopeo_path": {"type": "path", "default": "skopeo"}, "helm_path": {"type": "path", "default": "helm"}}

@@ -123,7 +123,7 @@ def test_gateway_fits_up_to_a_39_character_slug():
 
 def test_epp_service_follows_the_chart_truncation():
     """inferencepool v1.2.0: <release | lower | trim | trunc 40>-epp."""
-    release = naming.gaie_release_name("a" * 47)
+    release = naming.slug_name("gaie_release", "a" * 47)
     assert naming.epp_service_name(release) == release[:40] + "-epp"
     assert len(naming.epp_service_name(release)) == 44
 
