@@ -52,3 +52,15 @@ def test_cache_lists_claims_and_clears_one(model_factory, minilm_hub, kube):
     again = model.apply()
     assert again.rc == 0, str(again)
     assert model.marker()["digest"] == entry["digest"]
+
+
+def test_cache_clear_and_rollback_need_a_model_with_a_harbor_source(model_factory):
+    # cache.yml's clear and rollback.yml select the record through playbooks/tasks/harbor_model.yml
+    model = model_factory()
+    unknown = model.slug + "-none"
+    for playbook, variables in (("cache.yml", dict(cache_clear=unknown, cache_confirm=unknown)),
+                                ("rollback.yml", dict(rollback_model=unknown))):
+        run = model.play(playbook, **variables)
+        assert run.rc != 0, str(run)
+        assert "%s is not a model with a Harbor modelSource in this plan" % unknown in " ".join(run.output.split()), \
+            str(run)
