@@ -53,13 +53,15 @@ stage_registry() {
   python -m pytest -q -n 2 tests/integration/registry tests/integration/bundle
 }
 
-# Everything that needs the cluster: the lab's own acceptance tests, model_storage, serving_stack.
+# Everything that needs the cluster: the lab's own acceptance tests, model_storage, serving_stack, the air-gap
+# runbook (bundle, load, site.yml by digest).
 stage_cluster() {
   lab/lab status
   eval "$(lab/lab env)"
   python -m pytest -q tests/lab
   python -m pytest -q -n 2 tests/integration/model_storage
   python -m pytest -q -n 2 --dist loadgroup tests/integration/serving_stack
+  python -m pytest -q tests/integration/airgap
   python -m pytest -q -n 2 tests/integration/cache_gc
   python -m pytest -q -n 2 tests/integration/hardening
 }

@@ -43,6 +43,13 @@ def image_pins(images, harbor, lock_images=None):
     return _call("image_pins", lambda: plan.image_pins(plan.image_plan(images or [], harbor or ""), lock_images or {}))
 
 
+def locked_images(images, lock_images=None):
+    """The images list with the lock file's digests (by source)."""
+    if not isinstance(images, (list, tuple)):
+        raise AnsibleFilterError("locked_images: expects the images list (aips_images)")
+    return plan.locked_images(images, lock_images or {})
+
+
 def pin_charts(charts, lock_charts=None, lock_file=""):
     """{charts, problems}: aips_charts with the lock's OCI charts by digest; a message per chart left unpinned."""
     pinned, unpinned = _call("pin_charts", plan.pin_charts, charts or {}, lock_charts or {})
@@ -67,6 +74,7 @@ class FilterModule(object):
             "model_sync_reference": model_sync_reference,
             "model_sync_published": model_sync_published,
             "image_pins": image_pins,
+            "locked_images": locked_images,
             "pin_charts": pin_charts,
             "bundle_lock_sections": bundle_lock_sections,
         }

@@ -106,8 +106,13 @@ def oras_image(images, harbor, on_prem, version=None):
         raise ValueError("the images list carries no %s image, so Harbor has none" % ORAS_REPOSITORY)
     if record is None:
         record = image_plan([DEFAULT_ORAS_IMAGE], harbor)[0]
+    pinned = record["digest"] and (not version or version == record["tag"])
     if on_prem:
+        if pinned:  # the lock file's digest (locked_images) or images.yml's: the Job pulls by digest
+            return record["pinned"]
         return "%s/%s/%s:%s" % (harbor, record["project"], record["path"], version or record["tag"])
+    if pinned:
+        return pin(record["upstream"], record["digest"])
     return "%s:%s" % (record["upstream"], version or record["tag"])
 
 
@@ -167,6 +172,16 @@ def sync_published(entries, registry, project=None):
 
 # The switch that lets an on-prem deploy go by tag (a lab); every unpinned-item error names it.
 ALLOW_UNPINNED = "aips_allow_unpinned"
+
+
+def locked_images(images, lock_images=None):
+    """The images list with each entry the lock file's ``images`` section pins given that ``digest`` (the
+    lock wins over an images.yml digest: it is what was pushed). The model plan's ORAS image then pulls by it."""
+    locked = []
+    for image in images or []:
+        entry = (lock_images or {}).get(image.get("source")) if isinstance(image, dict) else None
+        locked.append(dict(image, digest=entry["digest"]) if isinstance(entry, dict) and entry.get("digest") else image)
+    return locked
 
 
 def image_lock(items, harbor):

@@ -159,3 +159,15 @@ def test_charts_are_pinned_by_the_lock_manifest_digest():
     problems = ip.unpinned_chart_problems(unpinned, "/srv/models.lock.yml")
     assert problems[0].startswith("chart infra (oci://%s/charts/llm-d-infra v1.3.0) is not pinned" % HARBOR)
     assert "playbooks/load.yml" in problems[0] and "aips_allow_unpinned: true" in problems[0]
+
+
+def test_locked_images_pin_the_pull_jobs_oras_image():
+    images = images_yml()["aips_images"]
+    lock = {"ghcr.io/oras-project/oras:v1.3.1": {"digest": DIGEST}}
+    locked = ip.locked_images(images, lock)
+    assert [i for i in locked if i.get("digest")] == [dict(ip.DEFAULT_ORAS_IMAGE, digest=DIGEST)]
+    assert ip.oras_image(locked, HARBOR, True) == HARBOR + "/images-infra/oras-project/oras@" + DIGEST
+    assert ip.oras_image(locked, HARBOR, False) == "ghcr.io/oras-project/oras@" + DIGEST
+    # another version than the pinned tag goes by that tag
+    assert ip.oras_image(locked, HARBOR, True, "v1.3.2") == HARBOR + "/images-infra/oras-project/oras:v1.3.2"
+    assert ip.locked_images(images, {}) == images

@@ -1,0 +1,75 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Pinned deploys through playbooks/render.yml on inventory/rke2 (on-prem), with the real charts: with no lock
+file and aips_allow_unpinned false (the default) the play fails naming each unpinned image and chart; with a
+lock file pinning the carried images, every image of the rendered manifests is a reference by the lock's digest.
+
+The lock file is written here in load.yml's format (the digests are made up: `helm template` pulls nothing);
+tests/integration/airgap runs the real bundle, load and deploy on the lab.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import hashlib
+import json
+import os
+import subprocess
+
+import yaml
+
+from ansible_collections.ai_platform.serving.plugins.module_utils.image_plan import chart_lock, image_lock
+from ansible_collections.ai_platform.serving.tests.support import HARBOR, ROOT
+from ansible_collections.ai_platform.serving.tests.support.lab import CARRIED, CHART_MIRRORS
+
+from test_render_models import KUBE_VERSION, charts_dir, helm_binary, images, manifests  # pylint: disable=import-error
+
+
+def digest(text):
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def render(tmp_path, **extra):
+    out = str(tmp_path / "render")
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
+               AIPS_HARBOR_TOKEN="render-test-token")
+    variables = dict({"aips_render_dir": out, "aips_render_chart_dir": charts_dir(),
+                      "aips_render_kube_version": KUBE_VERSION, "serving_stack_helm_binary": helm_binary()}, **extra)
+    proc = subprocess.run(["ansible-playbook", "-i", os.path.join(ROOT, "inventory", "rke2"),
+                           os.path.join(ROOT, "playbooks", "render.yml"), "-e", json.dumps(variables)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False)
+    return proc, out
+
+
+def test_unpinned_on_prem_fails_naming_each_image_and_chart(tmp_path):
+    proc, _out = render(tmp_path)
+    assert proc.returncode != 0, proc.stdout[-3000:]
+    text = " ".join(proc.stdout.split())
+    assert ("Qwen3-0.6B-rke2: modelservice values decode.containers[0].image = %s/images-shaide/llm-d/llm-d-cuda:v0.3.0 "
+            "is not pinned: the lock file (none set) has no digest for it" % HARBOR) in text, text[-4000:]
+    assert "chart gaie (oci://%s/charts/inferencepool v1.2.0) is not pinned" % HARBOR in text, text[-4000:]
+    assert "aips_allow_unpinned: true" in text
+
+
+def test_a_lock_file_pins_every_rendered_image(tmp_path):
+    items = [{"kind": "image", "name": image["source"], "project": image["project"], "image_path": image.get("path"),
+              "digest": digest(image["source"])} for image in CARRIED["aips_images"]]
+    items += [{"kind": "chart", "name": chart["name"], "version": chart["version"], "project": chart["project"],
+               "manifest_digest": digest(chart["name"])} for chart in CHART_MIRRORS]
+    lock = tmp_path / "models.lock.yml"
+    lock.write_text(yaml.safe_dump({"lock_version": 1, "models": {}, "images": image_lock(items, HARBOR),
+                                    "charts": chart_lock(items, HARBOR)}))
+    proc, out = render(tmp_path, aips_lock_file=str(lock))
+    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
+    wanted = set(item["digest"] for item in items if item["kind"] == "image")
+    with open(os.path.join(out, "plan.json")) as handle:
+        plan = json.load(handle)
+    found = []
+    for record in plan["records"]:
+        for chart in ("infra", "gaie", "modelservice"):
+            for image in images(manifests(out, record["slug"], chart)):
+                found.append(image)
+                assert "@sha256:" in image and image.rsplit("@", 1)[1] in wanted, (record["slug"], chart, image)
+    assert len(found) >= 4, found
