@@ -40,7 +40,7 @@ def model_sync_published(entries, registry, project=None):
 
 def image_pins(images, harbor, lock_images=None):
     """{tag reference: reference by digest} of the images list, pinned by the lock file's images section."""
-    return _call("image_pins", lambda: plan.image_pins(plan.image_plan(images or [], harbor or ""), lock_images or {}))
+    return filter_call("image_pins", lambda: plan.image_pins(plan.image_plan(images or [], harbor or ""), lock_images or {}))
 
 
 def locked_images(images, lock_images=None):
@@ -52,7 +52,7 @@ def locked_images(images, lock_images=None):
 
 def pin_charts(charts, lock_charts=None, lock_file=""):
     """{charts, problems}: aips_charts with the lock's OCI charts by digest; a message per chart left unpinned."""
-    pinned, unpinned = _call("pin_charts", plan.pin_charts, charts or {}, lock_charts or {})
+    pinned, unpinned = filter_call("pin_charts", plan.pin_charts, charts or {}, lock_charts or {})
     return {"charts": pinned, "problems": plan.unpinned_chart_problems(unpinned, lock_file)}
 
 
@@ -61,7 +61,7 @@ def bundle_lock_sections(items, harbor):
     # load.yml's loop results (the lock entry under item, manifest_digest beside it) or the entries themselves
     entries = [dict(entry["item"], manifest_digest=entry.get("manifest_digest"))
                if isinstance(entry.get("item"), dict) else entry for entry in items or [] if isinstance(entry, dict)]
-    return _call("bundle_lock_sections", lambda: {"images": plan.image_lock(entries, harbor),
+    return filter_call("bundle_lock_sections", lambda: {"images": plan.image_lock(entries, harbor),
                                                   "charts": plan.chart_lock(entries, harbor)})
 
 
