@@ -85,8 +85,8 @@ def test_bundle_carry_load_and_site_deploy_everything_by_digest(stack, lab, kube
     assert bundled.rc == 0, bundled
     with open(str(bundle_dir / "bundle.lock.yml")) as handle:
         bundle_lock = yaml.safe_load(handle)
-    print("bundle: %d items, %d bytes in %.1f s" % (bundle_lock["total"]["items"], bundle_lock["total"]["size"],
-                                                   bundle_seconds))
+    total = bundle_lock["total"]
+    print("bundle: %d items, %d bytes in %.1f s" % (total["items"], total["size"], bundle_seconds))
 
     # air-gapped side: load into the lab registry
     lock_file = str(tmp_path / "models.lock.yml")
