@@ -42,6 +42,7 @@ ROUTING_KINDS = (ROUTING_HTTPROUTE, ROUTING_EMBEDDINGS)
 LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
 LABEL_COMPONENT = "app.kubernetes.io/component"
 LABEL_SLUG = "ai-platform.serving/slug"
+HOSTNAME_LABEL = "kubernetes.io/hostname"  # the node label hostPath PVs, placement and Job affinity use
 MANAGED_BY = "ai_platform.serving"
 COMPONENT_MODEL_CACHE = "model-cache"
 # serving_stack's record of what each release was deployed with (release_digest)

@@ -33,7 +33,7 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.plan_schema im
     STORAGE_NONE)
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import reference
 
-HOSTNAME_LABEL = "kubernetes.io/hostname"
+HOSTNAME_LABEL = naming.HOSTNAME_LABEL
 
 DEFAULT_HOSTPATH_ROOT = "/var/lib/hostpath/models"
 MODEL_CACHE_MOUNT = "/model-cache"

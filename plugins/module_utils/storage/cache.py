@@ -28,11 +28,12 @@ import posixpath
 import shutil
 import stat
 
+from ansible_collections.ai_platform.serving.plugins.module_utils import naming
 from ansible_collections.ai_platform.serving.plugins.module_utils.naming import LABEL_SLUG
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.pull_marker import parse_marker
 
 MARKER = ".pulled"
-HOSTNAME_LABEL = "kubernetes.io/hostname"
+HOSTNAME_LABEL = naming.HOSTNAME_LABEL
 ORPHAN = "orphan"
 REFERENCED = "referenced"
 CLAIMED = "claimed"

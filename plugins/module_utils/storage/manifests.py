@@ -89,7 +89,7 @@ def pv_manifest(record, storage_class=""):
                          "namespace": record["namespace"], "name": storage["pvc"]},
             "hostPath": {"path": storage["hostpath_dir"], "type": "Directory"},
             "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
-                {"key": "kubernetes.io/hostname", "operator": "In", "values": [node]}]}]}},
+                {"key": naming.HOSTNAME_LABEL, "operator": "In", "values": [node]}]}]}},
         },
     }
 
@@ -149,7 +149,7 @@ def _job_pod_spec(record, container, volumes, uid, affinity):
 def holder_affinity(node):
     """Required node affinity to ``node`` (the node whose pods hold a single-node claim)."""
     return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-        {"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "In", "values": [node]}]}]}}}
+        {"matchExpressions": [{"key": naming.HOSTNAME_LABEL, "operator": "In", "values": [node]}]}]}}}
 
 
 def job_manifest(record, digest, expected_size=0, concurrency=4, verify=False, resources=None,
