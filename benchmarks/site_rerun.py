@@ -5,7 +5,7 @@
 """Second run / first run of playbooks/site.yml on the lab, measured in one run; asserts nothing.
 
     source .venv/bin/activate; eval "$(lab/lab env)"
-    python benchmarks/site_rerun.py [--rounds 1] [--short] [--models 1,2,4,12]
+    python benchmarks/site_rerun.py [--rounds 1] [--short] [--models 1,2,4,12] [--before DIR] [--calls]
 
 It first runs playbooks/sync.yml (the embedder's artifact; nothing changes when it is there,
 not timed). Each round then removes the lab models with their storage (serving_stack_state=absent,
@@ -19,6 +19,12 @@ one count after the other: copies of the lab's models under slugs of their own (
 embedder pulled from the lab registry, then ``perf-sim-2`` … generative simulators), written with
 their plan inventory into build/bench/site_rerun/ and removed with their storage at the end (the
 lab's own models are not touched). It prints the no-op time per model and per added model.
+
+``--before DIR`` (a checkout of an earlier commit, ``git worktree add /tmp/before <commit>``) runs every
+count on that tree and then on this one, in the same run, so the before/after table comes from one
+machine state. Every run counts its module calls (benchmarks/callback_plugins/module_calls.py: tasks and
+loop items that start a module, not set_fact/debug/assert); ``--calls`` lists those of each no-op run by
+task. The load average is printed with each row (other work on the machine moves the times, not the calls).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -79,7 +85,7 @@ def prepare_tree(path):
     its .collections points the collection at it and kubernetes.core at this checkout's."""
     path = os.path.abspath(path)
     if not os.path.exists(os.path.join(path, "playbooks", "site.yml")):
-        raise SystemExit("--before %s: no playbooks/site.yml there (a checkout of the collection?)" % path)
+        raise SystemExit("%s: no playbooks/site.yml there (a checkout of the collection?)" % path)
     base = os.path.join(path, ".collections", "ansible_collections")
     for link, target in ((os.path.join(base, "ai_platform", "serving"), path),
                          (os.path.join(base, "kubernetes"),
@@ -145,6 +151,8 @@ def main():
     opts = parser.parse_args()
     if not os.environ.get("KUBECONFIG"):
         raise SystemExit('run `eval "$(lab/lab env)"` first')
+    if not os.path.isdir(os.path.join(ROOT, ".collections")):
+        prepare_tree(ROOT)  # this script run from a plain checkout (git worktree add) of the tree to measure
     if opts.before:
         TREES.clear()
         TREES.update((("before", prepare_tree(opts.before)), ("after", ROOT)))
