@@ -87,9 +87,16 @@ def prepare_tree(path):
     if not os.path.exists(os.path.join(path, "playbooks", "site.yml")):
         raise SystemExit("%s: no playbooks/site.yml there (a checkout of the collection?)" % path)
     base = os.path.join(path, ".collections", "ansible_collections")
+    # kubernetes.core from this checkout's .collections, or from the one beside the venv running this script
+    kubernetes = [os.path.realpath(os.path.join(where, ".collections", "ansible_collections", "kubernetes"))
+                  for where in (ROOT, os.path.dirname(os.path.dirname(os.path.realpath(sys.prefix))))]
+    kubernetes = [k for k in kubernetes if os.path.isdir(k)][:1]
+    if not kubernetes:
+        raise SystemExit("no kubernetes.core collection found (scripts/setup.sh installs it in .collections)")
     for link, target in ((os.path.join(base, "ai_platform", "serving"), path),
-                         (os.path.join(base, "kubernetes"),
-                          os.path.realpath(os.path.join(ROOT, ".collections", "ansible_collections", "kubernetes")))):
+                         (os.path.join(base, "kubernetes"), kubernetes[0])):
+        if os.path.islink(link) and not os.path.exists(link):
+            os.remove(link)  # left dangling by an earlier run
         if not os.path.lexists(link):
             os.makedirs(os.path.dirname(link), exist_ok=True)
             os.symlink(target, link)
