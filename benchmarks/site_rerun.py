@@ -89,7 +89,7 @@ def prepare_tree(path):
     base = os.path.join(path, ".collections", "ansible_collections")
     # kubernetes.core from this checkout's .collections, or from the one beside the venv running this script
     kubernetes = [os.path.realpath(os.path.join(where, ".collections", "ansible_collections", "kubernetes"))
-                  for where in (ROOT, os.path.dirname(os.path.dirname(os.path.realpath(sys.prefix))))]
+                  for where in (ROOT, os.path.dirname(os.path.realpath(sys.prefix)))]
     kubernetes = [k for k in kubernetes if os.path.isdir(k)][:1]
     if not kubernetes:
         raise SystemExit("no kubernetes.core collection found (scripts/setup.sh installs it in .collections)")
