@@ -158,8 +158,7 @@ def main():
     opts = parser.parse_args()
     if not os.environ.get("KUBECONFIG"):
         raise SystemExit('run `eval "$(lab/lab env)"` first')
-    if not os.path.isdir(os.path.join(ROOT, ".collections")):
-        prepare_tree(ROOT)  # this script run from a plain checkout (git worktree add) of the tree to measure
+    prepare_tree(ROOT)  # links only what is missing: this script may run from a plain checkout (git worktree add)
     if opts.before:
         TREES.clear()
         TREES.update((("before", prepare_tree(opts.before)), ("after", ROOT)))
