@@ -19,6 +19,8 @@ one count after the other: copies of the lab's models under slugs of their own (
 embedder pulled from the lab registry, then ``perf-sim-2`` … generative simulators), written with
 their plan inventory into build/bench/site_rerun/ and removed with their storage at the end (the
 lab's own models are not touched). It prints the no-op time per model and per added model.
+``--pulled`` makes every synthetic model an embedder pulled from the lab registry (``perf-emb-1``,
+``perf-emb-2`` …: a claim, hostPath PV and pull Job each), which is what model_storage loops over.
 
 ``--before DIR`` (a checkout of an earlier commit, ``git worktree add /tmp/before <commit>``) runs every
 count on that tree and then on this one, in the same run, so the before/after table comes from one
@@ -46,13 +48,14 @@ BENCH_DIR = os.path.join(ROOT, "build", "bench", "site_rerun")
 EXTRA = []  # -e @file of the synthetic models, when --models is given
 
 
-def synthetic_models(count, prefix="perf"):
-    """A models tree and extra vars of `count` synthetic models (slug perf-emb-1, perf-sim-2, ...)."""
+def synthetic_models(count, prefix="perf", pulled=False):
+    """A models tree and extra vars of `count` synthetic models (slug perf-emb-1, perf-sim-2, ...; with
+    ``pulled`` every one an embedder pulled from the lab registry: perf-emb-1, perf-emb-2, ...)."""
     tree = os.path.join(BENCH_DIR, prefix, "models")
     shutil.rmtree(tree, ignore_errors=True)
     models = {"embedder": [], "generative": []}
     for number in range(1, count + 1):
-        embedder = number == 1
+        embedder = pulled or number == 1
         category, name, old = (("embedder", "all-MiniLM-L6-v2-lab", "minilm-lab") if embedder
                                else ("generative", "sim-qwen3-lab", "sim-qwen3-lab"))
         slug = "%s-%s-%d" % (prefix, "emb" if embedder else "sim", number)
@@ -154,6 +157,8 @@ def main():
     parser.add_argument("--prefix", default="perf", help="slug prefix of the synthetic models (default perf)")
     parser.add_argument("--before", default="",
                         help="a checkout of an earlier commit: each count runs on it, then on this tree (one run)")
+    parser.add_argument("--pulled", action="store_true",
+                        help="every synthetic model an embedder pulled from the lab registry (model_storage's path)")
     parser.add_argument("--calls", action="store_true", help="print the module calls of each no-op run by task")
     opts = parser.parse_args()
     if not os.environ.get("KUBECONFIG"):
@@ -170,7 +175,7 @@ def main():
     noop, rows = {}, []
     for count in counts or [None]:
         if count:
-            EXTRA[:] = synthetic_models(count, opts.prefix)
+            EXTRA[:] = synthetic_models(count, opts.prefix, opts.pulled)
         label = "%d models" % count if count else "the lab's models"
         for round_no in range(1, (1 if opts.short else opts.rounds) + 1):
             for tree_label, tree in TREES.items():
