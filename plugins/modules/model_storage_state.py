@@ -22,12 +22,25 @@ description:
     only for the models that are not (RV(pull)); a no-op re-run makes this one call for all models.
   - Errors are not raised here but returned per model (RV(unreadable), RV(misfits)), each naming the model, so the
     role fails on all of them at once before anything is created.
+  - The options C(kubeconfig), C(validate_certs), ... are those of the Kubernetes API; the registry's are the
+    C(registry_*) ones.
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
-  - ai_platform.serving.registry_auth
-  - ai_platform.serving.registry_tls
   - ai_platform.serving.read_only
 options:
+  registry_username:
+    description: User of the registry the manifests are read from.
+    type: str
+  registry_password:
+    description: Password or token of O(registry_username); never logged.
+    type: str
+  registry_ca_file:
+    description: CA certificate of the registry; empty uses the system trust store.
+    type: path
+  registry_validate_certs:
+    description: Check the registry's TLS certificate.
+    type: bool
+    default: true
   records:
     description: The Harbor records of the plan (elements of the C(aips_plan) fact with storage mode C(harbor)).
     type: list
@@ -140,13 +153,17 @@ reasons:
   type: dict
 """
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec, registry_auth_argspec
+from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import artifacts, pull_job, settled
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import list_model_cache, run_module
 
 
 def argspec():
-    return k8s_auth_argspec(**registry_auth_argspec(
+    return k8s_auth_argspec(
+        registry_username=dict(type="str"),
+        registry_password=dict(type="str", no_log=True),
+        registry_ca_file=dict(type="path"),
+        registry_validate_certs=dict(type="bool", default=True),
         records=dict(type="list", elements="dict", required=True),
         registry_endpoint=dict(type="str"),
         timeout=dict(type="int", default=30),
@@ -163,15 +180,15 @@ def argspec():
         image_pull_policy=dict(type="str", default="IfNotPresent", choices=["Always", "IfNotPresent", "Never"]),
         run_as_user=dict(type="int", default=65532),
         active_deadline_seconds=dict(type="int", default=14400),
-    ))
+    )
 
 
 def resolve_all(params):
     """(artifacts by slug, unreadable messages, misfit messages) for every record."""
     found, unreadable, misfits = {}, [], []
     try:
-        resolver = artifacts.Resolver(params["username"], params["password"], params["ca_file"],
-                                      params["validate_certs"], params["timeout"], params["registry_endpoint"],
+        resolver = artifacts.Resolver(params["registry_username"], params["registry_password"], params["registry_ca_file"],
+                                      params["registry_validate_certs"], params["timeout"], params["registry_endpoint"],
                                       params["lock_file"], params["require_lock"])
     except artifacts.ERRORS as exc:
         return {}, ["%s: %s" % (record.get("slug"), exc) for record in params["records"]], []

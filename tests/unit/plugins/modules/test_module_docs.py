@@ -80,6 +80,6 @@ def test_documentation_matches_argspec(name):
     ("chart_archive", "password"), ("harbor_project", "password"), ("model_artifact_info", "password"),
     ("model_pull_wait", "kubeconfig"), ("model_pull_wait", "api_key"), ("model_pull_job", "kubeconfig"),
     ("model_pull_job", "api_key"), ("model_claim_check", "kubeconfig"), ("model_claim_check", "api_key"),
-    ("model_storage_state", "password"), ("model_storage_state", "api_key")])
+    ("model_storage_state", "registry_password"), ("model_storage_state", "api_key")])
 def test_secrets_are_no_log(name, option):
     assert spec_of(name)[1][option].get("no_log") is True
