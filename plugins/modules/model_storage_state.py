@@ -10,7 +10,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 module: model_storage_state
 short_description: Resolve every model's artifact and decide which models need a pull, in one call
-version_added: 0.4.0
+version_added: 0.1.0
 author: ai_platform.serving contributors (@ai-platform)
 description:
   - For all Harbor records of the plan at once, resolves each artifact as M(ai_platform.serving.model_artifact_info)
@@ -154,7 +154,7 @@ reasons:
 """
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import artifacts, pull_job, settled
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import artifacts, manifests, settled
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import list_model_cache, run_module
 
 
@@ -226,8 +226,8 @@ def execute_module(module, client):
         slug = record["slug"]
         digest = found[slug]["digest"]
         try:
-            wanted_job = pull_job.job_manifest(record, digest, expected_size=found[slug]["size"], **options)
-        except pull_job.StorageError as exc:  # the pull path fails on it, naming the model
+            wanted_job = manifests.job_manifest(record, digest, expected_size=found[slug]["size"], **options)
+        except manifests.StorageError as exc:  # the pull path fails on it, naming the model
             result["pull"].append(slug)
             result["reasons"][slug] = str(exc)
             continue

@@ -16,7 +16,7 @@ import os
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import distribution
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry.reference import parse_oci_reference, pinned_reference
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry.transport import TransportError, open_url_transport
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.settled import LockError, lock_entry, require_lock_message
 
 try:
@@ -74,8 +74,8 @@ class Resolver(object):
 
 
 def fit(info, slug, storage_size, storage_bytes, headroom_percent=10):
-    """``info`` with ``fits`` and ``problem`` (pull_job.preflight_problem; fits when no size is given)."""
+    """``info`` with ``fits`` and ``problem`` (claims.preflight_problem; fits when no size is given)."""
     problem = None
     if storage_bytes is not None:
-        problem = pull_job.preflight_problem(slug, storage_size or "", storage_bytes, info["size"], headroom_percent)
+        problem = claims.preflight_problem(slug, storage_size or "", storage_bytes, info["size"], headroom_percent)
     return dict(info, fits=problem is None, problem=problem)

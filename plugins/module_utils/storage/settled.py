@@ -20,7 +20,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims, manifests, pull_marker
 
 SETTLED = "the claim records the planned digest and its pull Job is Complete with the spec of this run"
 
@@ -58,36 +58,36 @@ def settle(record, digest, wanted_job, live, hostpath_storage_class="", replace_
     """``(True, SETTLED)`` when ``record`` needs no pull Job, no wait and no claim record this run; else
     ``(False, why)``.
 
-    ``wanted_job`` is the pull Job this run would create (pull_job.job_manifest with the run's options);
+    ``wanted_job`` is the pull Job this run would create (manifests.job_manifest with the run's options);
     ``live`` the record's objects (``live_objects``).
     """
     storage = record["storage"]
     pvc = live.get("pvc")
     if pvc is None:
         return False, "no claim %s/%s yet" % (record["namespace"], storage["pvc"])
-    if pull_job.pvc_conflicts(pull_job.pvc_manifest(record, hostpath_storage_class), pvc):
+    if claims.pvc_conflicts(manifests.pvc_manifest(record, hostpath_storage_class), pvc):
         return False, "the claim differs from the plan"
-    wanted_pv = pull_job.pv_manifest(record, hostpath_storage_class)
+    wanted_pv = manifests.pv_manifest(record, hostpath_storage_class)
     if wanted_pv:
         if live.get("pv") is None:
             return False, "no PersistentVolume %s yet" % storage["pv"]
-        if pull_job.pv_conflicts(wanted_pv, live["pv"]):
+        if claims.pv_conflicts(wanted_pv, live["pv"]):
             return False, "the PersistentVolume differs from the plan"
     annotations = _annotations(pvc)
-    recorded = annotations.get(pull_job.ANNOTATION_DIGEST)
+    recorded = annotations.get(pull_marker.ANNOTATION_DIGEST)
     if recorded != digest:
         return False, ("the claim records %s, the plan resolves to %s" % (recorded, digest) if recorded
                        else "the claim records no pull")
-    problem = pull_job.claim_plan_problem(record, annotations)
+    problem = claims.claim_plan_problem(record, annotations)
     if problem:
         return False, "the claim holds another artifact than the plan's"
     job = live.get("job")
-    action, why = pull_job.job_action(job, wanted_job, replace_failed)
+    action, why = manifests.job_action(job, wanted_job, replace_failed)
     if action != "keep":
         return False, why
-    if _annotations(job).get(pull_job.ANNOTATION_DIGEST) != digest:
+    if _annotations(job).get(pull_marker.ANNOTATION_DIGEST) != digest:
         return False, "the pull Job pulled another digest"
-    if not pull_job.job_condition(job, "Complete"):
+    if not manifests.job_condition(job, "Complete"):
         return False, "the pull Job has not completed"
     return True, SETTLED
 
@@ -96,7 +96,7 @@ def settled_result(pvc):
     """What the wait returns for a model whose claim already records the pull (reused, nothing pulled), from
     the claim's annotations: digest, size, files, metadata, marker, annotations."""
     annotations = _annotations(pvc)
-    marker = pull_job.annotations_marker(annotations)
+    marker = pull_marker.annotations_marker(annotations)
     return {
         "digest": marker.get("digest"),
         "size": marker.get("size"),
@@ -105,7 +105,7 @@ def settled_result(pvc):
         "switched": False,
         "pull_seconds": 0,
         "verify_seconds": 0,
-        "metadata": pull_job.model_metadata(marker),
+        "metadata": pull_marker.model_metadata(marker),
         "marker": marker,
     }
 

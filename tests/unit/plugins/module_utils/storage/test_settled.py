@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Which models a run must pull at all (storage/settled.py), on the records of fixtures/pull_job/records.yml and
+"""Which models a run must pull at all (storage/settled.py), on the records of fixtures/records.yml and
 the live objects of fixtures/settled/live.yml."""
 
 from __future__ import absolute_import, division, print_function
@@ -13,7 +13,7 @@ import os
 import pytest
 import yaml
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_job, settled
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import manifests, pull_marker, settled
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 DIGEST = "sha256:" + "a" * 64
@@ -40,20 +40,20 @@ def live_fx():
 
 @pytest.fixture
 def record():
-    return _load("pull_job", "records.yml")["on_prem"]
+    return _load("records.yml")["on_prem"]
 
 
 def _live(record, live_fx, digest=DIGEST, job="job_complete", options=None):
-    job_obj = pull_job.job_manifest(record, digest, **(options or OPTIONS))
+    job_obj = manifests.job_manifest(record, digest, **(options or OPTIONS))
     return {
-        "pvc": _merge(pull_job.pvc_manifest(record), live_fx["claim"]),
-        "pv": pull_job.pv_manifest(record),
+        "pvc": _merge(manifests.pvc_manifest(record), live_fx["claim"]),
+        "pv": manifests.pv_manifest(record),
         "job": _merge(job_obj, live_fx[job]) if job else None,
     }
 
 
 def _settle(record, live, digest=DIGEST, options=None):
-    wanted = pull_job.job_manifest(record, digest, **(options or OPTIONS))
+    wanted = manifests.job_manifest(record, digest, **(options or OPTIONS))
     return settled.settle(record, digest, wanted, live)
 
 
@@ -90,7 +90,7 @@ def test_a_claim_without_record_needs_a_pull(record, live_fx):
 
 def test_a_claim_from_another_repository_needs_the_pull_path(record, live_fx):
     live = _live(record, live_fx)
-    live["pvc"]["metadata"]["annotations"][pull_job.ANNOTATION_REFERENCE] = "harbor.example/other/model@" + DIGEST
+    live["pvc"]["metadata"]["annotations"][pull_marker.ANNOTATION_REFERENCE] = "harbor.example/other/model@" + DIGEST
     done, reason = _settle(record, live)
     assert not done and "another artifact" in reason
 
@@ -117,13 +117,13 @@ def test_a_failed_or_running_job_is_not_settled(record, live_fx, job, why):
 
 
 def test_cloud_record_has_no_pv_to_find_and_must_hold_the_pinned_digest(live_fx):
-    cloud = _load("pull_job", "records.yml")["cloud"]
+    cloud = _load("records.yml")["cloud"]
     pinned = cloud["storage"]["oci"]["digest"]
     live = _live(cloud, live_fx, digest=pinned)
     live["pvc"]["spec"].pop("volumeName")
     annotations = live["pvc"]["metadata"]["annotations"]
-    annotations[pull_job.ANNOTATION_DIGEST] = pinned
-    annotations[pull_job.ANNOTATION_REFERENCE] = pull_job.pinned_reference(cloud, pinned)
+    annotations[pull_marker.ANNOTATION_DIGEST] = pinned
+    annotations[pull_marker.ANNOTATION_REFERENCE] = manifests.pinned_reference(cloud, pinned)
     live["pv"] = None
     assert _settle(cloud, live, digest=pinned) == (True, settled.SETTLED)
 
