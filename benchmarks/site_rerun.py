@@ -5,7 +5,7 @@
 """Second run / first run of playbooks/site.yml on the lab, measured in one run; asserts nothing.
 
     source .venv/bin/activate; eval "$(lab/lab env)"
-    python benchmarks/site_rerun.py [--rounds 1] [--short] [--models 1,2,4,12]
+    python benchmarks/site_rerun.py [--rounds 1] [--short] [--models 1,2,4,12] [--before DIR] [--calls]
 
 It first runs playbooks/sync.yml (the embedder's artifact; nothing changes when it is there,
 not timed). Each round then removes the lab models with their storage (serving_stack_state=absent,
@@ -19,6 +19,14 @@ one count after the other: copies of the lab's models under slugs of their own (
 embedder pulled from the lab registry, then ``perf-sim-2`` … generative simulators), written with
 their plan inventory into build/bench/site_rerun/ and removed with their storage at the end (the
 lab's own models are not touched). It prints the no-op time per model and per added model.
+``--pulled`` makes every synthetic model an embedder pulled from the lab registry (``perf-emb-1``,
+``perf-emb-2`` …: a claim, hostPath PV and pull Job each), which is what model_storage loops over.
+
+``--before DIR`` (a checkout of an earlier commit, ``git worktree add /tmp/before <commit>``) runs every
+count on that tree and then on this one, in the same run, so the before/after table comes from one
+machine state. Every run counts its module calls (benchmarks/callback_plugins/module_calls.py: tasks and
+loop items that start a module, not set_fact/debug/assert); ``--calls`` lists those of each no-op run by
+task. The load average is printed with each row (other work on the machine moves the times, not the calls).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -40,13 +48,14 @@ BENCH_DIR = os.path.join(ROOT, "build", "bench", "site_rerun")
 EXTRA = []  # -e @file of the synthetic models, when --models is given
 
 
-def synthetic_models(count, prefix="perf"):
-    """A models tree and extra vars of `count` synthetic models (slug perf-emb-1, perf-sim-2, ...)."""
+def synthetic_models(count, prefix="perf", pulled=False):
+    """A models tree and extra vars of `count` synthetic models (slug perf-emb-1, perf-sim-2, ...; with
+    ``pulled`` every one an embedder pulled from the lab registry: perf-emb-1, perf-emb-2, ...)."""
     tree = os.path.join(BENCH_DIR, prefix, "models")
     shutil.rmtree(tree, ignore_errors=True)
     models = {"embedder": [], "generative": []}
     for number in range(1, count + 1):
-        embedder = number == 1
+        embedder = pulled or number == 1
         category, name, old = (("embedder", "all-MiniLM-L6-v2-lab", "minilm-lab") if embedder
                                else ("generative", "sim-qwen3-lab", "sim-qwen3-lab"))
         slug = "%s-%s-%d" % (prefix, "emb" if embedder else "sim", number)
@@ -71,13 +80,52 @@ def synthetic_models(count, prefix="perf"):
     return ["-e", "@" + extra]
 
 
-def playbook(*args, name="site.yml"):
+TREES = {"after": ROOT}  # label -> checkout; --before adds "before"
+
+
+def prepare_tree(path):
+    """A checkout of another commit (``git worktree add /tmp/before <commit>``), made runnable like this one:
+    its .collections points the collection at it and kubernetes.core at this checkout's."""
+    path = os.path.abspath(path)
+    if not os.path.exists(os.path.join(path, "playbooks", "site.yml")):
+        raise SystemExit("%s: no playbooks/site.yml there (a checkout of the collection?)" % path)
+    base = os.path.join(path, ".collections", "ansible_collections")
+    # kubernetes.core from this checkout's .collections, or from the one beside the venv running this script
+    kubernetes = [os.path.realpath(os.path.join(where, ".collections", "ansible_collections", "kubernetes"))
+                  for where in (ROOT, os.path.dirname(os.path.realpath(sys.prefix)))]
+    kubernetes = [k for k in kubernetes if os.path.isdir(k)][:1]
+    if not kubernetes:
+        raise SystemExit("no kubernetes.core collection found (scripts/setup.sh installs it in .collections)")
+    for link, target in ((os.path.join(base, "ai_platform", "serving"), path),
+                         (os.path.join(base, "kubernetes"), kubernetes[0])):
+        if os.path.islink(link) and not os.path.exists(link):
+            os.remove(link)  # left dangling by an earlier run
+        if not os.path.lexists(link):
+            os.makedirs(os.path.dirname(link), exist_ok=True)
+            os.symlink(target, link)
+    return path
+
+
+def load_average():
+    return "%.1f" % os.getloadavg()[0]
+
+
+def playbook(*args, name="site.yml", tree=ROOT):
+    """Run a playbook of ``tree``; return (seconds, changed, slowest tasks, module calls)."""
     argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "inventory/lab",
             "playbooks/" + name] + EXTRA + list(args)
-    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1")
+    calls_file = os.path.join(BENCH_DIR, "module-calls.json")
+    os.makedirs(BENCH_DIR, exist_ok=True)
+    if os.path.exists(calls_file):
+        os.remove(calls_file)
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(tree, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
+               ANSIBLE_CALLBACK_PLUGINS=os.path.join(ROOT, "benchmarks", "callback_plugins"),
+               ANSIBLE_CALLBACKS_ENABLED="module_calls", AIPS_MODULE_CALLS_FILE=calls_file)
+    # the carried charts of the upload stage, beside this checkout (another tree may live elsewhere)
+    env.setdefault("AIPS_LAB_CHARTS_DIR", os.path.realpath(os.path.join(ROOT, "..", "shared", "upstream", "charts")))
     start = time.monotonic()
     task_times, last, name = [], start, None
-    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(argv, cwd=tree, env=env, stdout=subprocess.PIPE, text=True)
     out = []
     for line in proc.stdout:
         out.append(line)
@@ -92,7 +140,11 @@ def playbook(*args, name="site.yml"):
     if rc != 0:
         raise SystemExit("%s %s failed (rc %d):\n%s" % (name, " ".join(args), rc, text[-4000:]))
     changed = sum(int(c) for _host, c, _failed in RECAP.findall(text))
-    return elapsed, changed, sorted(task_times, reverse=True)[:3]
+    calls = None
+    if os.path.exists(calls_file):
+        with open(calls_file) as handle:
+            calls = json.load(handle)
+    return elapsed, changed, sorted(task_times, reverse=True)[:3], calls
 
 
 def main():
@@ -103,37 +155,66 @@ def main():
     parser.add_argument("--models", default="",
                         help="comma-separated model counts (e.g. 1,2,4,12): synthetic models instead of the lab's")
     parser.add_argument("--prefix", default="perf", help="slug prefix of the synthetic models (default perf)")
+    parser.add_argument("--before", default="",
+                        help="a checkout of an earlier commit: each count runs on it, then on this tree (one run)")
+    parser.add_argument("--pulled", action="store_true",
+                        help="every synthetic model an embedder pulled from the lab registry (model_storage's path)")
+    parser.add_argument("--calls", action="store_true", help="print the module calls of each no-op run by task")
     opts = parser.parse_args()
     if not os.environ.get("KUBECONFIG"):
         raise SystemExit('run `eval "$(lab/lab env)"` first')
+    prepare_tree(ROOT)  # links only what is missing: this script may run from a plain checkout (git worktree add)
+    if opts.before:
+        TREES.clear()
+        TREES.update((("before", prepare_tree(opts.before)), ("after", ROOT)))
+    print("machine: %d cores, load average %s at the start" % (os.cpu_count() or 0, load_average()))
     playbook(name="sync.yml")
     runs = ("--tags", "nodes,storage") if opts.short else ()
     remove = ("--tags", "serving", "-e", "serving_stack_state=absent", "-e", "serving_stack_remove_storage=true")
     counts = sorted(int(c) for c in opts.models.split(",") if c.strip())
-    noop = {}
+    noop, rows = {}, []
     for count in counts or [None]:
         if count:
-            EXTRA[:] = synthetic_models(count, opts.prefix)
+            EXTRA[:] = synthetic_models(count, opts.prefix, opts.pulled)
         label = "%d models" % count if count else "the lab's models"
         for round_no in range(1, (1 if opts.short else opts.rounds) + 1):
-            if not opts.short:
-                playbook(*remove)
-            first, changed_first, slow_first = playbook(*runs)
-            second, changed_second, slow_second = playbook(*runs)
-            noop[count] = min(second, noop.get(count, second))
-            print("%s, round %d: first run %.1f s (changed=%d), second run %.1f s (changed=%d): "
-                  "second / first = %.2f" % (label, round_no, first, changed_first, second, changed_second,
-                                             second / first))
-            for which, slow in (("first", slow_first), ("second", slow_second)):
-                print("  slowest tasks of the %s run: %s" % (which, "; ".join("%.1f s %s" % t for t in slow)))
-        sys.stdout.flush()
+            for tree_label, tree in TREES.items():
+                if not opts.short:
+                    playbook(*remove)
+                load_before = load_average()
+                first, changed_first, slow_first, _calls = playbook(*runs, tree=tree)
+                second, changed_second, slow_second, calls = playbook(*runs, tree=tree)
+                load = "%s-%s" % (load_before, load_average())
+                key = (tree_label, count)
+                noop[key] = min(second, noop.get(key, second))
+                n_calls = calls["calls"] if calls else None
+                rows.append((count, tree_label, first, second, n_calls, load))
+                print("%s%s, round %d: first run %.1f s (changed=%d), second run %.1f s (changed=%d): "
+                      "second / first = %.2f; %s module calls in the second run; load average %s"
+                      % ("" if len(TREES) == 1 else tree_label + ", ", label, round_no, first, changed_first, second,
+                         changed_second, second / first, n_calls, load))
+                for which, slow in (("first", slow_first), ("second", slow_second)):
+                    print("  slowest tasks of the %s run: %s" % (which, "; ".join("%.1f s %s" % t for t in slow)))
+                if opts.calls and calls:
+                    for task, number in sorted(calls["by_task"].items()):
+                        print("  %3d  %s" % (number, task))
+                sys.stdout.flush()
     if counts:
         playbook(*remove)  # the synthetic models of the largest count, with their storage
-        low = min(counts)
+    low = min(counts) if counts else None
+    for tree_label in TREES:
         for count in counts:
-            extra = ("; %+.2f s per model added to %d" % ((noop[count] - noop[low]) / (count - low), low)
+            key = (tree_label, count)
+            extra = ("; %+.2f s per model added to %d" % ((noop[key] - noop[(tree_label, low)]) / (count - low), low)
                      if count > low else "")
-            print("no-op run, %d models: %.1f s, %.2f s per model%s" % (count, noop[count], noop[count] / count, extra))
+            print("%sno-op run, %d models: %.1f s, %.2f s per model%s"
+                  % ("" if len(TREES) == 1 else tree_label + ": ", count, noop[key], noop[key] / count, extra))
+    print("\n| models | tree | first run | no-op run | no-op / first | module calls (no-op) | load average |")
+    print("|---|---|---|---|---|---|---|")
+    for count, tree_label, first, second, n_calls, load in rows:
+        print("| %s | %s | %.1f s | %.1f s | %.2f | %s | %s |" % (count or "lab", tree_label, first, second,
+                                                                  second / first, n_calls, load))
+    print("machine: load average %s at the end" % load_average())
 
 
 if __name__ == "__main__":

@@ -114,20 +114,10 @@ problem:
   type: str
 """
 
-import os
-
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.registry import distribution as pull_artifact
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import registry_auth_argspec
-from ansible_collections.ai_platform.serving.plugins.module_utils.registry.reference import parse_oci_reference, pinned_reference
-from ansible_collections.ai_platform.serving.plugins.module_utils.registry.transport import TransportError, open_url_transport
-
-try:
-    import yaml
-except ImportError:  # only needed with lock_file
-    yaml = None
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import artifacts
 
 
 def argspec():
@@ -144,56 +134,19 @@ def argspec():
     )
 
 
-def from_lock(path, reference, oci):
-    if yaml is None:
-        raise pull_artifact.ArtifactError("reading lock_file needs PyYAML")
-    if not os.path.exists(path):
-        return None
-    with open(path) as handle:
-        lock = yaml.safe_load(handle) or {}
-    entry = (lock.get("models") or {}).get(reference)
-    if not entry:
-        return None
-    if oci["digest"] and entry.get("digest") != oci["digest"]:
-        raise pull_artifact.ArtifactError("lock file %s records %s for %s, the reference pins %s"
-                                          % (path, entry.get("digest"), reference, oci["digest"]))
-    return dict(digest=entry["digest"], size=int(entry.get("size") or 0), file_count=int(entry.get("file_count") or 0),
-                repo_id=entry.get("repo_id"), revision=entry.get("revision"), source="lock")
-
-
 def main():
     module = AnsibleModule(argument_spec=argspec(), supports_check_mode=True)
     params = module.params
     reference = params["reference"]
     try:
-        oci = parse_oci_reference(reference)
-    except ValueError as exc:
-        module.fail_json(msg="%s: %s" % (reference, exc))
-    try:
-        info = from_lock(params["lock_file"], reference, oci) if params["lock_file"] else None
-        if info is None and params["require_lock"] and not oci["digest"]:
-            raise pull_artifact.ArtifactError(
-                "%s is not pinned: the lock file %s has no entry for it and it names no digest. Fix: load the "
-                "bundle that carries it (playbooks/load.yml writes the lock file), or pin harborRef to "
-                "@sha256:<digest>; a lab that deploys by tag sets aips_allow_unpinned: true "
-                "(model_storage_require_lock: false)"
-                % (reference, params["lock_file"] or "(none set)"))
-        if info is None:
-            registry = pull_artifact.Registry(
-                params["registry_endpoint"] or oci["registry"], params["username"], params["password"],
-                open_url_transport(params["ca_file"], params["validate_certs"], params["timeout"]))
-            summary = pull_artifact.artifact_info(registry, oci["repository"], oci["tag"], oci["digest"])
-            info = dict(digest=summary["digest"], size=summary["size"], file_count=summary["file_count"],
-                        repo_id=summary["repo_id"], revision=summary["revision"], source="registry")
-        pinned = pinned_reference(reference, info["digest"])
-    except (pull_artifact.ArtifactError, TransportError, ValueError) as exc:
+        resolver = artifacts.Resolver(params["username"], params["password"], params["ca_file"],
+                                      params["validate_certs"], params["timeout"], params["registry_endpoint"],
+                                      params["lock_file"], params["require_lock"])
+        info = resolver.resolve(reference)
+    except artifacts.ERRORS as exc:
         module.fail_json(msg="%s: %s" % (params["slug"] or reference, exc))
-    problem = None
-    if params["storage_bytes"] is not None:
-        problem = claims.preflight_problem(params["slug"] or reference, params["storage_size"] or "",
-                                           params["storage_bytes"], info["size"], params["headroom_percent"])
-    module.exit_json(changed=False, pinned_reference=pinned,
-                     fits=problem is None, problem=problem, **info)
+    module.exit_json(changed=False, **artifacts.fit(info, params["slug"] or reference, params["storage_size"],
+                                                    params["storage_bytes"], params["headroom_percent"]))
 
 
 if __name__ == "__main__":

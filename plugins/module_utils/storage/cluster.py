@@ -18,7 +18,9 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.ai_platform.serving.plugins.module_utils import naming
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims, manifests
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage.settled import index_objects
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.exceptions import CoreException
@@ -203,6 +205,24 @@ def apply_storage(client, record, digest, expected_size=0, check_mode=False, rep
     actions["job"] = {"create": "created", "replace": "replaced", "keep": "kept"}[action]
     actions["job_reason"] = why
     return changed, actions, {"pv": wanted_pv, "pvc": wanted_pvc, "job": wanted_job}
+
+
+def list_model_cache(client, namespaces, with_volumes=True):
+    """The model cache's claims, PVs and pull Jobs (label selection ``model_cache``), each indexed by
+    (namespace, name) (storage.settled.index_objects): one list call per kind and namespace, whatever the
+    number of models. PVs are listed only ``with_volumes`` (on-prem records have one)."""
+    selector = ",".join(naming.label_selectors(naming.SELECTIONS["model_cache"]))
+
+    def items(kind, api_version, namespace=None):
+        found = client.get(client.resource(kind, api_version), namespace=namespace, label_selector=selector)
+        return (_dict(found) or {}).get("items") or []
+
+    claims, jobs = [], []
+    for namespace in namespaces:
+        claims += items("PersistentVolumeClaim", "v1", namespace)
+        jobs += items("Job", "batch/v1", namespace)
+    volumes = items("PersistentVolume", "v1") if with_volumes else []
+    return index_objects(claims), index_objects(volumes), index_objects(jobs)
 
 
 def claim_holder(client, record):

@@ -22,6 +22,7 @@ MODULES = {
     "chart_archive": None,
     "harbor_project": None,
     "model_artifact_info": None,
+    "model_storage_state": None,
     "model_claim_check": None,
     "model_pull_job": None,
     "model_pull_wait": None,
@@ -78,6 +79,7 @@ def test_documentation_matches_argspec(name):
     ("model_sync", "hf_token"), ("model_sync", "registry_password"), ("image_archive", "password"),
     ("chart_archive", "password"), ("harbor_project", "password"), ("model_artifact_info", "password"),
     ("model_pull_wait", "kubeconfig"), ("model_pull_wait", "api_key"), ("model_pull_job", "kubeconfig"),
-    ("model_pull_job", "api_key"), ("model_claim_check", "kubeconfig"), ("model_claim_check", "api_key")])
+    ("model_pull_job", "api_key"), ("model_claim_check", "kubeconfig"), ("model_claim_check", "api_key"),
+    ("model_storage_state", "registry_password"), ("model_storage_state", "api_key")])
 def test_secrets_are_no_log(name, option):
     assert spec_of(name)[1][option].get("no_log") is True

@@ -1,0 +1,250 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: model_storage_state
+short_description: Resolve every model's artifact and decide which models need a pull, in one call
+version_added: 0.1.0
+author: ai_platform.serving contributors (@ai-platform)
+description:
+  - For all Harbor records of the plan at once, resolves each artifact as M(ai_platform.serving.model_artifact_info)
+    does (the lock file, read once, or the registry's manifest), checks that each claim holds its artifact plus
+    O(headroom_percent), then reads the model claims, PVs and pull Jobs with one list call per kind and namespace.
+  - Returns for each model whether it is settled, that is its claim (and on-prem PV) exists and matches the plan,
+    the claim records the resolved digest from the plan's repository, and its pull Job is Complete for that digest
+    with the spec this run would create. model_storage runs the Lease, the pull Job, the wait and the claim record
+    only for the models that are not (RV(pull)); a no-op re-run makes this one call for all models.
+  - Errors are not raised here but returned per model (RV(unreadable), RV(misfits)), each naming the model, so the
+    role fails on all of them at once before anything is created.
+  - The options C(kubeconfig), C(validate_certs), ... are those of the Kubernetes API; the registry's are the
+    C(registry_*) ones.
+extends_documentation_fragment:
+  - kubernetes.core.k8s_auth_options
+  - ai_platform.serving.read_only
+options:
+  registry_username:
+    description: User of the registry the manifests are read from.
+    type: str
+  registry_password:
+    description: Password or token of O(registry_username); never logged.
+    type: str
+  registry_ca_file:
+    description: CA certificate of the registry; empty uses the system trust store.
+    type: path
+  registry_validate_certs:
+    description: Check the registry's TLS certificate.
+    type: bool
+    default: true
+  records:
+    description: The Harbor records of the plan (elements of the C(aips_plan) fact with storage mode C(harbor)).
+    type: list
+    elements: dict
+    required: true
+  registry_endpoint:
+    description: C(host[:port]) to read the manifests from instead of the references' host.
+    type: str
+  timeout:
+    description: Seconds per HTTP request to the registry.
+    type: int
+    default: 30
+  lock_file:
+    description: model_sync lock file; a reference it has an entry for is not looked up at the registry.
+    type: path
+  require_lock:
+    description: A reference the lock file does not pin (and that names no digest) is unreadable, naming the model.
+    type: bool
+    default: false
+  headroom_percent:
+    description: Room a claim must have beyond its artifact's size, in percent.
+    type: int
+    default: 10
+  hostpath_storage_class:
+    description: storageClassName of the on-prem PV and claim, as given to M(ai_platform.serving.model_pull_job).
+    type: str
+    default: ""
+  replace_failed:
+    description: As M(ai_platform.serving.model_pull_job)'s; a Failed Job is never settled either way.
+    type: bool
+    default: true
+  concurrency:
+    description: The pull Job's setting, as given to M(ai_platform.serving.model_pull_job) (part of the Job's spec).
+    type: int
+    default: 4
+  progress_seconds:
+    description: The pull Job's setting, as given to M(ai_platform.serving.model_pull_job).
+    type: int
+    default: 10
+  verify:
+    description: The pull Job's setting, as given to M(ai_platform.serving.model_pull_job).
+    type: bool
+    default: false
+  resources:
+    description: The pull Job's setting, as given to M(ai_platform.serving.model_pull_job).
+    type: dict
+  follow_model_affinity:
+    description: The pull Job's setting, as given to M(ai_platform.serving.model_pull_job).
+    type: bool
+    default: true
+  image_pull_policy:
+    description: The pull Job's setting, as given to M(ai_platform.serving.model_pull_job).
+    type: str
+    default: IfNotPresent
+    choices: [Always, IfNotPresent, Never]
+  run_as_user:
+    description: The pull Job's setting, as given to M(ai_platform.serving.model_pull_job).
+    type: int
+    default: 65532
+  active_deadline_seconds:
+    description: The pull Job's setting, as given to M(ai_platform.serving.model_pull_job).
+    type: int
+    default: 14400
+requirements:
+  - kubernetes >= 24.2.0
+"""
+
+EXAMPLES = r"""
+- name: Resolve the artifacts and find the models to pull
+  ai_platform.serving.model_storage_state:
+    records: "{{ aips_plan | selectattr('storage.mode', 'equalto', 'harbor') | list }}"
+    lock_file: /srv/bundle/models.lock.yml
+  register: storage_state
+
+- name: Show the models that need a pull and why
+  ansible.builtin.debug:
+    msg: "{{ storage_state.reasons }}"
+"""
+
+RETURN = r"""
+artifacts:
+  description: Per slug, the resolved artifact (digest, size, file_count, repo_id, revision, source, pinned_reference)
+    and whether the claim holds it (fits, problem); models whose artifact could not be read are left out.
+  returned: always
+  type: dict
+unreadable:
+  description: One message per model whose artifact could not be resolved, each starting with the slug.
+  returned: always
+  type: list
+  elements: str
+misfits:
+  description: One message per model whose claim cannot hold its artifact plus the headroom.
+  returned: always
+  type: list
+  elements: str
+pull:
+  description: Slugs that need the pull path (Lease, pull Job, wait, claim record), in the order of O(records).
+    Empty when anything is unreadable or misfits (the cluster is then not read).
+  returned: always
+  type: list
+  elements: str
+settled:
+  description: Per settled slug, what the claim records, in the shape of M(ai_platform.serving.model_pull_wait)'s
+    result (digest, size, files, reused true, metadata, marker).
+  returned: always
+  type: dict
+reasons:
+  description: Per slug, why it is settled or what makes it need the pull path.
+  returned: always
+  type: dict
+"""
+
+from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import artifacts, manifests, settled
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import list_model_cache, run_module
+
+
+def argspec():
+    return k8s_auth_argspec(
+        registry_username=dict(type="str"),
+        registry_password=dict(type="str", no_log=True),
+        registry_ca_file=dict(type="path"),
+        registry_validate_certs=dict(type="bool", default=True),
+        records=dict(type="list", elements="dict", required=True),
+        registry_endpoint=dict(type="str"),
+        timeout=dict(type="int", default=30),
+        lock_file=dict(type="path"),
+        require_lock=dict(type="bool", default=False),
+        headroom_percent=dict(type="int", default=10),
+        hostpath_storage_class=dict(type="str", default=""),
+        replace_failed=dict(type="bool", default=True),
+        concurrency=dict(type="int", default=4),
+        progress_seconds=dict(type="int", default=10),
+        verify=dict(type="bool", default=False),
+        resources=dict(type="dict"),
+        follow_model_affinity=dict(type="bool", default=True),
+        image_pull_policy=dict(type="str", default="IfNotPresent", choices=["Always", "IfNotPresent", "Never"]),
+        run_as_user=dict(type="int", default=65532),
+        active_deadline_seconds=dict(type="int", default=14400),
+    )
+
+
+def resolve_all(params):
+    """(artifacts by slug, unreadable messages, misfit messages) for every record."""
+    found, unreadable, misfits = {}, [], []
+    try:
+        resolver = artifacts.Resolver(params["registry_username"], params["registry_password"], params["registry_ca_file"],
+                                      params["registry_validate_certs"], params["timeout"], params["registry_endpoint"],
+                                      params["lock_file"], params["require_lock"])
+    except artifacts.ERRORS as exc:
+        return {}, ["%s: %s" % (record.get("slug"), exc) for record in params["records"]], []
+    for record in params["records"]:
+        slug = record.get("slug")
+        storage = record.get("storage") or {}
+        reference = (storage.get("oci") or {}).get("reference")
+        try:
+            info = resolver.resolve(reference)
+        except artifacts.ERRORS as exc:
+            unreadable.append("%s: %s" % (slug or reference, exc))
+            continue
+        info = artifacts.fit(info, slug, storage.get("size"), storage.get("size_bytes"), params["headroom_percent"])
+        if not info["fits"]:
+            misfits.append(info["problem"])
+        found[slug] = info
+    return found, unreadable, misfits
+
+
+def execute_module(module, client):
+    params = module.params
+    records = params["records"]
+    found, unreadable, misfits = resolve_all(params)
+    result = dict(changed=False, artifacts=found, unreadable=unreadable, misfits=misfits, pull=[], settled={},
+                  reasons={})
+    if unreadable or misfits:
+        module.exit_json(**result)
+    claims, volumes, jobs = list_model_cache(client, sorted(set(r["namespace"] for r in records)),
+                                             any(r["storage"].get("pv") for r in records))
+    options = dict(concurrency=params["concurrency"], verify=params["verify"], resources=params["resources"],
+                   follow_model_affinity=params["follow_model_affinity"], image_pull_policy=params["image_pull_policy"],
+                   uid=params["run_as_user"], active_deadline_seconds=params["active_deadline_seconds"],
+                   progress_seconds=params["progress_seconds"])
+    for record in records:
+        slug = record["slug"]
+        digest = found[slug]["digest"]
+        try:
+            wanted_job = manifests.job_manifest(record, digest, expected_size=found[slug]["size"], **options)
+        except manifests.StorageError as exc:  # the pull path fails on it, naming the model
+            result["pull"].append(slug)
+            result["reasons"][slug] = str(exc)
+            continue
+        live = settled.live_objects(record, claims, volumes, jobs)
+        done, why = settled.settle(record, digest, wanted_job, live, params["hostpath_storage_class"],
+                                   params["replace_failed"])
+        result["reasons"][slug] = why
+        if done:
+            result["settled"][slug] = settled.settled_result(live["pvc"])
+        else:
+            result["pull"].append(slug)
+    module.exit_json(**result)
+
+
+def main():
+    run_module(argspec(), execute_module)
+
+
+if __name__ == "__main__":
+    main()
