@@ -62,7 +62,7 @@ def bundle_lock_sections(items, harbor):
     entries = [dict(entry["item"], manifest_digest=entry.get("manifest_digest"))
                if isinstance(entry.get("item"), dict) else entry for entry in items or [] if isinstance(entry, dict)]
     return filter_call("bundle_lock_sections", lambda: {"images": plan.image_lock(entries, harbor),
-                                                  "charts": plan.chart_lock(entries, harbor)})
+                                                        "charts": plan.chart_lock(entries, harbor)})
 
 
 class FilterModule(object):

@@ -62,7 +62,7 @@ def copied_blocks(texts, max_shared=MAX_SHARED):
     starts = {}
     for name in sorted(lines):
         for k in range(len(lines[name]) - window + 1):
-            key = tuple(line for line, _ in lines[name][k:k + window])
+            key = tuple(entry[0] for entry in lines[name][k:k + window])
             starts.setdefault(key, []).append((name, k))
     matches = set()
     for places in starts.values():
