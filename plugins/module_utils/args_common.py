@@ -53,6 +53,34 @@ def registry_auth_argspec(prefix="", **options):
     return spec
 
 
+def pull_job_settings_argspec(**options):
+    """The pull Job's settings (doc fragment ai_platform.serving.pull_job_settings) and ``options``.
+
+    model_pull_job builds its Job from them and model_storage_state compares them with the Job it finds.
+    """
+    spec = {
+        "concurrency": dict(type="int", default=4),
+        "progress_seconds": dict(type="int", default=10),
+        "verify": dict(type="bool", default=False),
+        "resources": dict(type="dict"),
+        "follow_model_affinity": dict(type="bool", default=True),
+        "image_pull_policy": dict(type="str", default="IfNotPresent", choices=["Always", "IfNotPresent", "Never"]),
+        "run_as_user": dict(type="int", default=65532),
+        "active_deadline_seconds": dict(type="int", default=14400),
+    }
+    spec.update(options)
+    return spec
+
+
+def pull_job_options(params):
+    """The pull Job's settings among a module's ``params``, as the Job builders take them (``uid``, not ``run_as_user``)."""
+    names = ("concurrency", "progress_seconds", "verify", "resources", "follow_model_affinity",
+             "image_pull_policy", "active_deadline_seconds")
+    options = dict((name, params[name]) for name in names)
+    options["uid"] = params["run_as_user"]
+    return options
+
+
 def typed(type_name, *names):
     """Options of one ``type_name`` with no default and not required, ``{name: {"type": type_name}}``."""
     return dict((name, dict(type=type_name)) for name in names)

@@ -9,7 +9,7 @@ __metaclass__ = type
 
 DOCUMENTATION = r"""
 module: model_lock
-short_description: Take or give back the Lease that serialises runs on a model namespace
+short_description: Take or give back the Lease (one per model namespace) that serialises runs
 version_added: 0.1.0
 author: ai_platform.serving contributors (@ai-platform)
 description:

@@ -25,6 +25,7 @@ description:
   - O(state=absent) deletes the Job, the claim and the PV (the seed's failure recovery).
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
+  - ai_platform.serving.pull_job_settings
 options:
   record:
     description: One plan record (an element of the C(aips_plan) fact).
@@ -54,49 +55,6 @@ options:
     description: storageClassName of the on-prem PV and claim (empty binds only to the static PV).
     type: str
     default: ""
-  concurrency:
-    description: Layers oras pulls at a time.
-    type: int
-    default: 4
-  progress_seconds:
-    description: The pull pod logs a progress line (bytes, percent, rate, ETA, files) every this many seconds
-      while oras pulls.
-    type: int
-    default: 10
-    version_added: 0.1.0
-  verify:
-    description:
-      - Re-hash every pulled file against its layer digest before the marker is written, a second read of every
-        byte.
-      - Off by default since 0.3.0, integrity does not depend on it. oras-go checks every blob's sha256 and size
-        while it writes the file, and a mismatch fails the pull (exit 42, the marker is not written). The lab test
-        of a corrupted registry blob runs both ways.
-    type: bool
-    default: false
-  resources:
-    description: Resources of the pull container (requests and limits).
-    type: dict
-  follow_model_affinity:
-    description: Without a hostPath node, give the Job the model's node affinity, so a WaitForFirstConsumer
-      claim binds where the model runs.
-    type: bool
-    default: true
-  image_pull_policy:
-    description: Pull policy of the ORAS image.
-    type: str
-    default: IfNotPresent
-    choices: [Always, IfNotPresent, Never]
-  run_as_user:
-    description:
-      - Non-root uid (and gid and fsGroup) the pull pod runs as. The pod passes Pod Security C(restricted)
-        (every capability dropped, RuntimeDefault seccomp, read-only root filesystem, the registry config
-        at C(/etc/aips/registry)); a hostPath directory must be writable by this uid (hostpath_dirs does it).
-    type: int
-    default: 65532
-  active_deadline_seconds:
-    description: Seconds after which Kubernetes kills the pull Job, so a hung pull never holds the claim forever.
-    type: int
-    default: 14400
 requirements:
   - kubernetes >= 24.2.0
 attributes:
@@ -139,7 +97,11 @@ removed:
 """
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import manifests
-from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
+from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import (
+    k8s_auth_argspec,
+    pull_job_options,
+    pull_job_settings_argspec,
+)
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import (
     PullApiError,
     apply_storage,
@@ -149,7 +111,7 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluste
 
 
 def argspec():
-    return k8s_auth_argspec(
+    return k8s_auth_argspec(**pull_job_settings_argspec(
         record=dict(type="dict", required=True),
         digest=dict(type="str"),
         expected_size=dict(type="int", default=0),
@@ -157,15 +119,7 @@ def argspec():
         replace_failed=dict(type="bool", default=True),
         keep_claim=dict(type="bool", default=False),
         hostpath_storage_class=dict(type="str", default=""),
-        concurrency=dict(type="int", default=4),
-        progress_seconds=dict(type="int", default=10),
-        verify=dict(type="bool", default=False),
-        resources=dict(type="dict"),
-        follow_model_affinity=dict(type="bool", default=True),
-        image_pull_policy=dict(type="str", default="IfNotPresent", choices=["Always", "IfNotPresent", "Never"]),
-        run_as_user=dict(type="int", default=65532),
-        active_deadline_seconds=dict(type="int", default=14400),
-    )
+    ))
 
 
 def execute_module(module, client):
@@ -176,11 +130,7 @@ def execute_module(module, client):
         module.exit_json(changed=bool(removed), removed=removed)
     if not params["digest"]:
         module.fail_json(msg="%s: digest is required with state=present" % record.get("slug"))
-    options = dict(concurrency=params["concurrency"], verify=params["verify"], resources=params["resources"],
-                   follow_model_affinity=params["follow_model_affinity"],
-                   image_pull_policy=params["image_pull_policy"], uid=params["run_as_user"],
-                   active_deadline_seconds=params["active_deadline_seconds"],
-                   progress_seconds=params["progress_seconds"])
+    options = pull_job_options(params)
     changed, actions, objects = apply_storage(
         client, record, params["digest"], expected_size=params["expected_size"], check_mode=module.check_mode,
         replace_failed=params["replace_failed"], hostpath_storage_class=params["hostpath_storage_class"],

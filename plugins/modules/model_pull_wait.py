@@ -9,7 +9,7 @@ __metaclass__ = type
 
 DOCUMENTATION = r"""
 module: model_pull_wait
-short_description: Wait for a model pull Job and check the digest it reports
+short_description: Wait for a model's pull Job and check the digest it reports
 version_added: 0.1.0
 author: ai_platform.serving contributors (@ai-platform)
 description:

@@ -26,6 +26,7 @@ description:
     C(registry_*) ones.
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
+  - ai_platform.serving.pull_job_settings
   - ai_platform.serving.read_only
 options:
   registry_username:
@@ -72,38 +73,6 @@ options:
     description: As M(ai_platform.serving.model_pull_job)'s; a Failed Job is never settled either way.
     type: bool
     default: true
-  concurrency:
-    description: The pull Job's setting, as given to M(ai_platform.serving.model_pull_job) (part of the Job's spec).
-    type: int
-    default: 4
-  progress_seconds:
-    description: The pull Job's setting, as given to M(ai_platform.serving.model_pull_job).
-    type: int
-    default: 10
-  verify:
-    description: The pull Job's setting, as given to M(ai_platform.serving.model_pull_job).
-    type: bool
-    default: false
-  resources:
-    description: The pull Job's setting, as given to M(ai_platform.serving.model_pull_job).
-    type: dict
-  follow_model_affinity:
-    description: The pull Job's setting, as given to M(ai_platform.serving.model_pull_job).
-    type: bool
-    default: true
-  image_pull_policy:
-    description: The pull Job's setting, as given to M(ai_platform.serving.model_pull_job).
-    type: str
-    default: IfNotPresent
-    choices: [Always, IfNotPresent, Never]
-  run_as_user:
-    description: The pull Job's setting, as given to M(ai_platform.serving.model_pull_job).
-    type: int
-    default: 65532
-  active_deadline_seconds:
-    description: The pull Job's setting, as given to M(ai_platform.serving.model_pull_job).
-    type: int
-    default: 14400
 requirements:
   - kubernetes >= 24.2.0
 """
@@ -153,13 +122,17 @@ reasons:
   type: dict
 """
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
+from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import (
+    k8s_auth_argspec,
+    pull_job_options,
+    pull_job_settings_argspec,
+)
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import artifacts, manifests, settled
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import list_model_cache, run_module
 
 
 def argspec():
-    return k8s_auth_argspec(
+    return k8s_auth_argspec(**pull_job_settings_argspec(
         registry_username=dict(type="str"),
         registry_password=dict(type="str", no_log=True),
         registry_ca_file=dict(type="path"),
@@ -172,15 +145,7 @@ def argspec():
         headroom_percent=dict(type="int", default=10),
         hostpath_storage_class=dict(type="str", default=""),
         replace_failed=dict(type="bool", default=True),
-        concurrency=dict(type="int", default=4),
-        progress_seconds=dict(type="int", default=10),
-        verify=dict(type="bool", default=False),
-        resources=dict(type="dict"),
-        follow_model_affinity=dict(type="bool", default=True),
-        image_pull_policy=dict(type="str", default="IfNotPresent", choices=["Always", "IfNotPresent", "Never"]),
-        run_as_user=dict(type="int", default=65532),
-        active_deadline_seconds=dict(type="int", default=14400),
-    )
+    ))
 
 
 def resolve_all(params):
@@ -218,10 +183,7 @@ def execute_module(module, client):
         module.exit_json(**result)
     claims, volumes, jobs = list_model_cache(client, sorted(set(r["namespace"] for r in records)),
                                              any(r["storage"].get("pv") for r in records))
-    options = dict(concurrency=params["concurrency"], verify=params["verify"], resources=params["resources"],
-                   follow_model_affinity=params["follow_model_affinity"], image_pull_policy=params["image_pull_policy"],
-                   uid=params["run_as_user"], active_deadline_seconds=params["active_deadline_seconds"],
-                   progress_seconds=params["progress_seconds"])
+    options = pull_job_options(params)
     for record in records:
         slug = record["slug"]
         digest = found[slug]["digest"]

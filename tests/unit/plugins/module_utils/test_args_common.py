@@ -26,3 +26,14 @@ def test_typed_options_and_tool_paths():
     assert args_common.typed("str", "name", "image") == {"name": {"type": "str"}, "image": {"type": "str"}}
     assert args_common.tool_paths("skopeo", "helm") == {
         "skopeo_path": {"type": "path", "default": "skopeo"}, "helm_path": {"type": "path", "default": "helm"}}
+
+
+def test_pull_job_settings_are_one_spec_and_map_to_the_job_options():
+    spec = args_common.pull_job_settings_argspec(record=dict(type="dict", required=True))
+    assert spec["record"] == dict(type="dict", required=True)
+    assert spec["run_as_user"] == dict(type="int", default=65532)
+    params = dict((name, option.get("default")) for name, option in spec.items())
+    options = args_common.pull_job_options(params)
+    assert options["uid"] == 65532 and "run_as_user" not in options and "record" not in options
+    assert sorted(options) == ["active_deadline_seconds", "concurrency", "follow_model_affinity", "image_pull_policy",
+                               "progress_seconds", "resources", "uid", "verify"]
