@@ -17,12 +17,39 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.registry impor
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry.reference import parse_oci_reference, pinned_reference
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry.transport import TransportError, open_url_transport
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage.settled import LockError, lock_entry, require_lock_message
 
 try:
     import yaml
 except ImportError:  # only needed with a lock file
     yaml = None
+
+
+class LockError(Exception):
+    """The lock file contradicts the reference; the message says how."""
+
+
+def lock_entry(lock, path, reference, pinned_digest=None):
+    """The artifact a parsed lock file (``{models: {reference: {digest, size, ...}}}``) records for
+    ``reference``, or None when it has no entry. A lock that records another digest than the one the
+    reference pins is a LockError."""
+    entry = ((lock or {}).get("models") or {}).get(reference)
+    if not entry:
+        return None
+    if pinned_digest and entry.get("digest") != pinned_digest:
+        raise LockError("lock file %s records %s for %s, the reference pins %s"
+                        % (path, entry.get("digest"), reference, pinned_digest))
+    return dict(digest=entry["digest"], size=int(entry.get("size") or 0), file_count=int(entry.get("file_count") or 0),
+                repo_id=entry.get("repo_id"), revision=entry.get("revision"), source="lock")
+
+
+def require_lock_message(reference, lock_file):
+    """Why an unpinned reference fails when the lock is required."""
+    return ("%s is not pinned: the lock file %s has no entry for it and it names no digest. Fix: load the "
+            "bundle that carries it (playbooks/load.yml writes the lock file), or pin harborRef to "
+            "@sha256:<digest>; a lab that deploys by tag sets aips_allow_unpinned: true "
+            "(model_storage_require_lock: false)"
+            % (reference, lock_file or "(none set)"))
+
 
 # What resolve() turns into a "<slug>: <message>" failure.
 ERRORS = (distribution.ArtifactError, TransportError, ValueError, LockError)

@@ -6,8 +6,8 @@
 model_storage's per-model path (Lease, pull Job, wait, claim record) is only needed for a model whose claim
 does not already record the planned artifact. ``settle`` decides that for one model from the objects one
 list call per kind returned (claims, PVs, pull Jobs; ``index_objects``), ``settled_result`` gives the result
-the wait would have returned for a settled model (from the claim's record alone), and ``lock_entry``
-resolves an artifact from a parsed lock file. Pure functions on plain dicts, unit-tested on fixtures.
+the wait would have returned for a settled model (from the claim's record alone). Pure functions on plain
+dicts, unit-tested on fixtures; reading the lock file is artifacts.py's.
 
 A model is settled, and nothing is done for it, only when all of these hold: its claim (and on-prem PV)
 exists and matches the plan; the claim records the digest the plan resolves to, pulled from the plan's
@@ -23,10 +23,6 @@ __metaclass__ = type
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims, manifests, pull_marker
 
 SETTLED = "the claim records the planned digest and its pull Job is Complete with the spec of this run"
-
-
-class LockError(Exception):
-    """The lock file contradicts the reference; the message says how."""
 
 
 def index_objects(items):
@@ -108,26 +104,3 @@ def settled_result(pvc):
         "metadata": pull_marker.model_metadata(marker),
         "marker": marker,
     }
-
-
-def lock_entry(lock, path, reference, pinned_digest=None):
-    """The artifact a parsed lock file (``{models: {reference: {digest, size, ...}}}``) records for
-    ``reference``, or None when it has no entry. A lock that records another digest than the one the
-    reference pins is a LockError."""
-    entry = ((lock or {}).get("models") or {}).get(reference)
-    if not entry:
-        return None
-    if pinned_digest and entry.get("digest") != pinned_digest:
-        raise LockError("lock file %s records %s for %s, the reference pins %s"
-                        % (path, entry.get("digest"), reference, pinned_digest))
-    return dict(digest=entry["digest"], size=int(entry.get("size") or 0), file_count=int(entry.get("file_count") or 0),
-                repo_id=entry.get("repo_id"), revision=entry.get("revision"), source="lock")
-
-
-def require_lock_message(reference, lock_file):
-    """Why an unpinned reference fails when the lock is required."""
-    return ("%s is not pinned: the lock file %s has no entry for it and it names no digest. Fix: load the "
-            "bundle that carries it (playbooks/load.yml writes the lock file), or pin harborRef to "
-            "@sha256:<digest>; a lab that deploys by tag sets aips_allow_unpinned: true "
-            "(model_storage_require_lock: false)"
-            % (reference, lock_file or "(none set)"))

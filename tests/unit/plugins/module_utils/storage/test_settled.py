@@ -13,7 +13,7 @@ import os
 import pytest
 import yaml
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import manifests, pull_marker, settled
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import artifacts, manifests, pull_marker, settled
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 DIGEST = "sha256:" + "a" * 64
@@ -139,12 +139,12 @@ def test_index_and_live_objects(record, live_fx):
 
 def test_lock_entry(live_fx):
     reference = "harbor.harbor.svc.cluster.local/ai-models/all-minilm-l6-v2:v1"
-    entry = settled.lock_entry(live_fx["lock"], "models.lock.yml", reference)
+    entry = artifacts.lock_entry(live_fx["lock"], "models.lock.yml", reference)
     assert entry == {"digest": DIGEST, "size": 91652410, "file_count": 14, "source": "lock",
                      "repo_id": "sentence-transformers/all-MiniLM-L6-v2",
                      "revision": "c9745ed1d9f207416be6d2e6f8de32d1f16199bf"}
-    assert settled.lock_entry(live_fx["lock"], "models.lock.yml", reference, DIGEST) == entry
-    assert settled.lock_entry(live_fx["lock"], "models.lock.yml", reference + "x") is None
-    assert settled.lock_entry({}, "models.lock.yml", reference) is None
-    with pytest.raises(settled.LockError, match="the reference pins " + OTHER):
-        settled.lock_entry(live_fx["lock"], "models.lock.yml", reference, OTHER)
+    assert artifacts.lock_entry(live_fx["lock"], "models.lock.yml", reference, DIGEST) == entry
+    assert artifacts.lock_entry(live_fx["lock"], "models.lock.yml", reference + "x") is None
+    assert artifacts.lock_entry({}, "models.lock.yml", reference) is None
+    with pytest.raises(artifacts.LockError, match="the reference pins " + OTHER):
+        artifacts.lock_entry(live_fx["lock"], "models.lock.yml", reference, OTHER)
