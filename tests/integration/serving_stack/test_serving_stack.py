@@ -154,6 +154,24 @@ def test_check_mode_then_a_rerun_change_nothing(deployed):
     assert again.rc == 0 and again.changed == 0, str(again)
 
 
+def test_a_rerun_puts_back_an_edited_object_and_removes_a_retired_one(deployed):
+    """The re-run applies only what its one read (serving_stack_info) found missing or different: an edit on
+    the cluster is still put back, and a retired object (the seed's gateway-defaults ConfigMap) still goes."""
+    stack, run = deployed
+    assert run.rc == 0, str(run)
+    slug, namespace = stack.slug("embedder"), stack.namespace("embedder")
+    service = "ms-%s-embeddings" % slug
+    stack.kube.run("patch", "service", service, "-n", namespace, "--type=json",
+                   "-p", '[{"op": "replace", "path": "/spec/ports/0/port", "value": 8300}]')
+    stack.kube.run("create", "configmap", "gateway-defaults-" + slug, "-n", namespace, "--from-literal=left=over")
+    again = stack.site()
+    assert again.rc == 0 and again.changed == 2, str(again)   # the apply and the removal, nothing else
+    assert stack.kube.get("service", service, namespace)["spec"]["ports"][0]["port"] == 8200
+    assert stack.kube.get("configmap", "gateway-defaults-" + slug, namespace) is None
+    settled = stack.site()
+    assert settled.rc == 0 and settled.changed == 0, str(settled)
+
+
 SERVED = "ai-platform.serving/served-digest"
 
 
