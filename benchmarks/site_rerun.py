@@ -5,7 +5,7 @@
 """Second run / first run of playbooks/site.yml on the lab, measured in one run; asserts nothing.
 
     source .venv/bin/activate; eval "$(lab/lab env)"
-    python benchmarks/site_rerun.py [--rounds 1] [--short] [--models 1,2,4,12] [--before DIR] [--calls]
+    python benchmarks/site_rerun.py [--rounds 1] [--short] [--models 1,2,4,12] [--before DIR] [--calls] [--tasks N]
 
 It first runs playbooks/sync.yml (the embedder's artifact; nothing changes when it is there,
 not timed). Each round then removes the lab models with their storage (serving_stack_state=absent,
@@ -26,7 +26,8 @@ lab's own models are not touched). It prints the no-op time per model and per ad
 count on that tree and then on this one, in the same run, so the before/after table comes from one
 machine state. Every run counts its module calls (benchmarks/callback_plugins/module_calls.py: tasks and
 loop items that start a module, not set_fact/debug/assert); ``--calls`` lists those of each no-op run by
-task. The load average is printed with each row (other work on the machine moves the times, not the calls).
+task, ``--tasks N`` the N slowest tasks of each no-op run (seconds between task headers). The load average
+is printed with each row (other work on the machine moves the times, not the calls).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -144,7 +145,7 @@ def playbook(*args, name="site.yml", tree=ROOT):
     if os.path.exists(calls_file):
         with open(calls_file) as handle:
             calls = json.load(handle)
-    return elapsed, changed, sorted(task_times, reverse=True)[:3], calls
+    return elapsed, changed, sorted(task_times, reverse=True), calls
 
 
 def main():
@@ -160,6 +161,7 @@ def main():
     parser.add_argument("--pulled", action="store_true",
                         help="every synthetic model an embedder pulled from the lab registry (model_storage's path)")
     parser.add_argument("--calls", action="store_true", help="print the module calls of each no-op run by task")
+    parser.add_argument("--tasks", type=int, default=0, help="print the N slowest tasks of each no-op run")
     opts = parser.parse_args()
     if not os.environ.get("KUBECONFIG"):
         raise SystemExit('run `eval "$(lab/lab env)"` first')
@@ -194,7 +196,9 @@ def main():
                       % ("" if len(TREES) == 1 else tree_label + ", ", label, round_no, first, changed_first, second,
                          changed_second, second / first, n_calls, load))
                 for which, slow in (("first", slow_first), ("second", slow_second)):
-                    print("  slowest tasks of the %s run: %s" % (which, "; ".join("%.1f s %s" % t for t in slow)))
+                    print("  slowest tasks of the %s run: %s" % (which, "; ".join("%.1f s %s" % t for t in slow[:3])))
+                for seconds, task in slow_second[:opts.tasks]:
+                    print("  %6.2f s  %s" % (seconds, task))
                 if opts.calls and calls:
                     for task, number in sorted(calls["by_task"].items()):
                         print("  %3d  %s" % (number, task))
