@@ -238,15 +238,12 @@ def main():
     module = AnsibleModule(argument_spec=argspec(), supports_check_mode=True,
                            mutually_exclusive=[("charts", option) for option in SINGLE_CHART + ("version",)],
                            required_one_of=[("name", "charts")],
-                           required_together=[("name", "version")],
-                           required_if=[("state", "saved", ["destination"])])
+                           required_together=[("name", "version")])
     params = module.params
     charts = params["charts"]
-    if charts is None:
-        needs = {"saved": ["chart"], "pushed": ["archive", "repository"]}[params["state"]]
-        missing = [option for option in needs if not params[option]]
-        if missing:
-            module.fail_json(msg="state is %s but all of the following are missing: %s" % (params["state"], ", ".join(missing)))
+    missing = oci_archive.chart_missing_options(params)
+    if missing:
+        module.fail_json(msg="state is %s but all of the following are missing: %s" % (params["state"], ", ".join(missing)))
     try:
         with registry.AuthDir(oci_archive.chart_credentials(params), params["ca_file"]) as auth:
             step = transfer(params, module.check_mode, auth)

@@ -309,12 +309,23 @@ CHART_NEEDS = {
 }
 
 
+def chart_missing_options(params):
+    """The options of chart_archive that ``params["state"]`` needs and that are unset or empty."""
+    needs = ["destination"] if params["state"] == "saved" else []
+    if params.get("charts") is None:
+        needs += ["chart"] if params["state"] == "saved" else ["archive", "repository"]
+    return [option for option in needs if not params.get(option)]
+
+
 def chart_credentials(params):
     """``{registry: (username, password)}`` for every registry the chart(s) of ``params`` are pushed to
-    (``repository``) or pulled from (an ``oci://`` ``chart``); the one user and password serve them all."""
+    (``repository``, state=pushed) or pulled from (an ``oci://`` ``chart``, state=saved); the one user and
+    password serve them all."""
     entries = params.get("charts") or [params]
-    targets = [entry.get("repository") or (entry.get("chart") or "")[len("oci://"):]
-               for entry in entries if entry.get("repository") or (entry.get("chart") or "").startswith("oci://")]
+    if params["state"] == "pushed":
+        targets = [entry.get("repository") for entry in entries]
+    else:
+        targets = [entry["chart"][len("oci://"):] for entry in entries if (entry.get("chart") or "").startswith("oci://")]
     return dict((registry_of(target), (params.get("username"), params.get("password"))) for target in targets if target)
 
 
@@ -332,6 +343,8 @@ def chart_params(params, entry):
     for field, meaning in CHART_NEEDS[params["state"]]:
         if not one.get(field):
             raise registry.RegistryError("the entry has no %s: set it to %s" % (field, meaning))
+    if params["state"] == "saved":
+        return one  # save_chart writes <destination>/<name>-<version>.tgz
     archive = one.get("archive") or chart_archive_name(one["name"], one["version"])
     if not os.path.isabs(archive):
         if not params.get("destination"):

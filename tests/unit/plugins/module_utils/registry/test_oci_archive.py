@@ -227,6 +227,16 @@ def test_chart_params_name_the_missing_field(tmp_path, state, entry, message):
         oa.chart_params(chart_list_params([entry], tmp_path, state), entry)
 
 
+@pytest.mark.parametrize("state,extra,missing", [
+    ("saved", dict(destination=""), ["destination"]),
+    ("saved", dict(charts=None, chart=None), ["chart"]),
+    ("pushed", dict(charts=None, destination=None), ["archive", "repository"]),
+    ("pushed", dict(destination=None), []),
+])
+def test_chart_missing_options(chart_records, tmp_path, state, extra, missing):
+    assert oa.chart_missing_options(dict(chart_list_params(chart_records, tmp_path, state), **extra)) == missing
+
+
 def test_chart_params_need_destination_for_a_relative_archive(chart_records, tmp_path):
     params = dict(chart_list_params(chart_records, tmp_path), destination=None)
     with pytest.raises(RegistryError, match="relative and destination is not set"):
@@ -238,10 +248,13 @@ def test_chart_credentials_cover_every_registry(chart_records, tmp_path):
                                tmp_path)
     assert oa.chart_credentials(params) == {"harbor.example": ("robot$push", "tok"),
                                             "other.example:5000": ("robot$push", "tok")}
+    # saving logs in to the sources, not to Harbor: only the oci:// chart has a registry, the classic
+    # repositories take no registry login
     saved = chart_list_params(chart_records, tmp_path, "saved")
-    saved["charts"] = [dict(r, repository=None) for r in chart_records]
-    # only the oci:// chart has a registry; the classic repositories take no registry login
     assert list(oa.chart_credentials(saved)) == ["registry.k8s.io"]
+    single = dict(chart_list_params(None, tmp_path, "saved"), chart="oci://ghcr.io/x/c", repository="h.example/p")
+    assert list(oa.chart_credentials(single)) == ["ghcr.io"]
+    assert list(oa.chart_credentials(dict(single, state="pushed"))) == ["h.example"]
 
 
 def test_push_charts_in_one_call_then_nothing(chart_records, tmp_path):
