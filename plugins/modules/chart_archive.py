@@ -20,7 +20,7 @@ description:
   - O(username), O(password) and O(ca_file) are for the registry of O(repository) (O(state=pushed)) or of an
     C(oci://) O(chart) (O(state=saved)).
   - With O(charts), one call saves or pushes a list of charts, each exactly as the single-chart form would,
-    and returns one result per chart in RV(results); one chart failing does not stop the others, and the
+    and returns one result per chart in RV(charts); one chart failing does not stop the others, and the
     module then fails naming every failed chart. O(username), O(password), O(ca_file) and the TLS options apply
     to every registry of the list.
 extends_documentation_fragment:
@@ -163,7 +163,7 @@ EXAMPLES = r"""
 - name: Fail naming each chart that did not push
   ansible.builtin.fail:
     msg: "{{ item.item.name }}: {{ item.msg }}"
-  loop: "{{ pushed.results | selectattr('failed', 'defined') | selectattr('failed') }}"
+  loop: "{{ pushed.charts | selectattr('failed', 'defined') | selectattr('failed') }}"
 """
 
 RETURN = r"""
@@ -183,10 +183,10 @@ manifest_digest:
   description: Digest of the chart's OCI manifest in the registry (what C(oci://<repository>/<name>@<digest>) pins).
   returned: when O(state=pushed) and known, without O(charts)
   type: str
-results:
+charts:
   description:
     - One result per O(charts) entry, in order, shaped like the per-item results of a loop over the
-      single-chart form. C(item) is the entry; C(archive), C(digest), C(reference) and C(manifest_digest) are as
+      single-chart form (named C(charts), not C(results), so that Ansible and callbacks do not take the call for a loop). C(item) is the entry; C(archive), C(digest), C(reference) and C(manifest_digest) are as
       above; a chart that failed has C(failed=true) and C(msg) (what went wrong and what to do) and no C(archive).
   returned: with O(charts)
   type: list
@@ -257,8 +257,8 @@ def main():
         module.exit_json(**result)
     changed = any(result["changed"] for result in results)
     if failures:
-        module.fail_json(msg=oci_archive.charts_failure_message(failures, len(results)), changed=changed, results=results)
-    module.exit_json(changed=changed, results=results)
+        module.fail_json(msg=oci_archive.charts_failure_message(failures, len(results)), changed=changed, charts=results)
+    module.exit_json(changed=changed, charts=results)
 
 
 if __name__ == "__main__":

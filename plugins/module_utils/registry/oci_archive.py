@@ -376,5 +376,5 @@ def transfer_charts(params, transfer):
 
 
 def charts_failure_message(failures, total):
-    return "%d of %d charts failed (the others' results are in results): %s" % (len(failures), total,
+    return "%d of %d charts failed (every chart's result is in charts): %s" % (len(failures), total,
                                                                               "; ".join(failures))
