@@ -186,8 +186,10 @@ manifest_digest:
 charts:
   description:
     - One result per O(charts) entry, in order, shaped like the per-item results of a loop over the
-      single-chart form (named C(charts), not C(results), so that Ansible and callbacks do not take the call for a loop). C(item) is the entry; C(archive), C(digest), C(reference) and C(manifest_digest) are as
-      above; a chart that failed has C(failed=true) and C(msg) (what went wrong and what to do) and no C(archive).
+      single-chart form (named C(charts), not C(results), so that Ansible and callbacks do not take the call
+      for a loop).
+    - C(item) is the entry; C(archive), C(digest), C(reference) and C(manifest_digest) are as above; a chart
+      that failed has C(failed=true) and C(msg) (what went wrong and what to do) and no C(archive).
   returned: with O(charts)
   type: list
   elements: dict

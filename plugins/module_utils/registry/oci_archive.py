@@ -349,7 +349,7 @@ def chart_params(params, entry):
     if not os.path.isabs(archive):
         if not params.get("destination"):
             raise registry.RegistryError("archive %s is relative and destination is not set: set destination to the "
-                                "directory of the chart archives, or give archive as an absolute path" % archive)
+                                         "directory of the chart archives, or give archive as an absolute path" % archive)
         archive = os.path.join(params["destination"], archive)
     one["archive"] = archive
     return one
@@ -376,5 +376,4 @@ def transfer_charts(params, transfer):
 
 
 def charts_failure_message(failures, total):
-    return "%d of %d charts failed (every chart's result is in charts): %s" % (len(failures), total,
-                                                                              "; ".join(failures))
+    return "%d of %d charts failed (every chart's result is in charts): %s" % (len(failures), total, "; ".join(failures))
