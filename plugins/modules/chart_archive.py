@@ -214,8 +214,10 @@ SINGLE_CHART = ("name", "chart", "repo_url", "digest", "archive", "repository")
 
 
 def argspec():
+    # key: the aips_charts entry (infra, gaie, modelservice), not a secret
     chart = dict(name=dict(type="str", required=True), version=dict(type="str", required=True),
-                 **typed("str", "chart", "repo_url", "digest", "archive", "repository", "key", "project", "destination"))
+                 key=dict(type="str", no_log=False),
+                 **typed("str", "chart", "repo_url", "digest", "archive", "repository", "project", "destination"))
     return registry_auth_argspec(
         state=dict(type="str", required=True, choices=["saved", "pushed"]),
         charts=dict(type="list", elements="dict", options=chart),
