@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import subprocess
+import tarfile
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import tools as registry
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry.reference import source_reference
@@ -212,6 +213,18 @@ def push_image(params, check_mode, skopeo):
     return result
 
 
+def chart_package_problem(path):
+    """Why ``path`` is not a chart package (a gzipped tar with ``<chart>/Chart.yaml``), or None."""
+    try:
+        with tarfile.open(path, "r:gz") as tar:
+            for member in tar:
+                if member.name.count("/") == 1 and member.name.endswith("/Chart.yaml"):
+                    return None
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        return "not a gzipped tar: %s" % exc
+    return "no <chart>/Chart.yaml in it"
+
+
 def save_chart(params, check_mode, helm_run):
     """helm pull a pinned chart version into ``destination`` unless the .tgz is already there."""
     archive = os.path.join(params["destination"], chart_archive_name(params["name"], params["version"]))
@@ -260,6 +273,10 @@ def push_chart(params, check_mode, skopeo, helm_run):
     result = dict(changed=remote != local, archive=archive, digest=local, reference=target,
                   manifest_digest=manifest_digest(raw) if remote == local else None)
     if result["changed"] and not check_mode:
+        problem = chart_package_problem(archive)
+        if problem:
+            raise registry.RegistryError("chart archive %s is not a Helm chart package (%s): remove it and run the "
+                                         "download step (charts_download) again" % (archive, problem))
         helm_run(helm_push_argv(params["helm_path"], archive, "oci://" + base, helm_run.auth.config,
                                 params["ca_file"], params["plain_http"], params.get("validate_certs", True)), host)
         try:
@@ -281,3 +298,82 @@ class HelmRunner:
         if rc != 0:
             raise _fail("helm", host, self.params, err + out.decode("utf-8", "replace"))
         return out
+
+
+# What a ``charts`` entry of chart_archive may set; the rest of a chart's parameters are the module's own.
+CHART_FIELDS = ("name", "version", "chart", "repo_url", "digest", "archive", "repository")
+# What each state needs of every chart, and what to set it to.
+CHART_NEEDS = {
+    "saved": (("chart", "what helm pull takes, oci://…/<name> or the chart name with repo_url"),),
+    "pushed": (("repository", "the OCI repository to push to, without scheme"),),
+}
+
+
+def chart_missing_options(params):
+    """The options of chart_archive that ``params["state"]`` needs and that are unset or empty."""
+    needs = ["destination"] if params["state"] == "saved" else []
+    if params.get("charts") is None:
+        needs += ["chart"] if params["state"] == "saved" else ["archive", "repository"]
+    return [option for option in needs if not params.get(option)]
+
+
+def chart_credentials(params):
+    """``{registry: (username, password)}`` for every registry the chart(s) of ``params`` are pushed to
+    (``repository``, state=pushed) or pulled from (an ``oci://`` ``chart``, state=saved); the one user and
+    password serve them all."""
+    entries = params.get("charts") or [params]
+    if params["state"] == "pushed":
+        targets = [entry.get("repository") for entry in entries]
+    else:
+        targets = [entry["chart"][len("oci://"):] for entry in entries if (entry.get("chart") or "").startswith("oci://")]
+    return dict((registry_of(target), (params.get("username"), params.get("password"))) for target in targets if target)
+
+
+def chart_label(entry):
+    return "%s-%s" % (entry.get("name"), entry.get("version"))
+
+
+def chart_params(params, entry):
+    """The single-chart parameters of one ``charts`` entry: the module's shared options (credentials,
+    TLS, tools, ``destination``) with the entry's fields. A relative or missing ``archive`` is taken in
+    ``destination`` (``<name>-<version>.tgz``, what state=saved writes). Raises RegistryError naming the
+    missing field."""
+    one = dict((key, value) for key, value in params.items() if key != "charts")
+    one.update((field, entry.get(field)) for field in CHART_FIELDS)
+    for field, meaning in CHART_NEEDS[params["state"]]:
+        if not one.get(field):
+            raise registry.RegistryError("the entry has no %s: set it to %s" % (field, meaning))
+    if params["state"] == "saved":
+        return one  # save_chart writes <destination>/<name>-<version>.tgz
+    archive = one.get("archive") or chart_archive_name(one["name"], one["version"])
+    if not os.path.isabs(archive):
+        if not params.get("destination"):
+            raise registry.RegistryError("archive %s is relative and destination is not set: set destination to the "
+                                         "directory of the chart archives, or give archive as an absolute path" % archive)
+        archive = os.path.join(params["destination"], archive)
+    one["archive"] = archive
+    return one
+
+
+def transfer_charts(params, transfer):
+    """Run ``transfer(one_chart_params)`` (save_chart or push_chart with their tools bound) for every
+    ``charts`` entry, in order, one failure not stopping the others.
+
+    Returns ``(results, failures)``: one result per entry, in the shape of a loop's per-item results
+    (``item`` is the entry; a failed one has ``failed`` and ``msg`` and no ``archive``), and the
+    ``<name>-<version>: <error>`` lines of the failed ones.
+    """
+    results, failures = [], []
+    for entry in params["charts"]:
+        try:
+            result = transfer(chart_params(params, entry))
+        except registry.RegistryError as exc:
+            result = dict(changed=False, failed=True, msg=str(exc))
+            failures.append("%s: %s" % (chart_label(entry), exc))
+        result["item"] = entry
+        results.append(result)
+    return results, failures
+
+
+def charts_failure_message(failures, total):
+    return "%d of %d charts failed (every chart's result is in charts): %s" % (len(failures), total, "; ".join(failures))

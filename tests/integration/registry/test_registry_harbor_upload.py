@@ -16,6 +16,7 @@ import hashlib
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -24,6 +25,8 @@ import pytest
 import yaml
 
 SIM = "upstream/llm-d/llm-d-inference-sim:v0.7.1"
+# Three charts, so one chart_archive call per step carrying a list is what is tested.
+CHARTS = ("demo-chart", "demo-web", "demo-api")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 
@@ -79,12 +82,25 @@ def upstream(registry, tools, tmp_path_factory):
     subprocess.run([tools["skopeo"], "copy", "--dest-authfile", auth, "--dest-cert-dir", os.path.dirname(registry.ca),
                     "oci:%s:v0.7.1" % (work / "layout"), "docker://%s/%s" % (registry.host, SIM)],
                    check=True, capture_output=True)
-    subprocess.run([tools["helm"], "create", str(work / "demo-chart")], check=True, capture_output=True)
-    subprocess.run([tools["helm"], "package", str(work / "demo-chart"), "--version", "0.3.0", "-d", str(work)],
-                   check=True, capture_output=True)
-    subprocess.run([tools["helm"], "push", str(work / "demo-chart-0.3.0.tgz"), "oci://%s/upstream-charts" % registry.host,
-                    "--registry-config", auth, "--ca-file", registry.ca], check=True, capture_output=True)
+    for chart in CHARTS:
+        subprocess.run([tools["helm"], "create", str(work / chart)], check=True, capture_output=True)
+        subprocess.run([tools["helm"], "package", str(work / chart), "--version", "0.3.0", "-d", str(work)],
+                       check=True, capture_output=True)
+        subprocess.run([tools["helm"], "push", str(work / ("%s-0.3.0.tgz" % chart)),
+                        "oci://%s/upstream-charts" % registry.host, "--registry-config", auth, "--ca-file", registry.ca],
+                       check=True, capture_output=True)
     return dict(digest=digest, auth=auth, work=work)
+
+
+def chart_entries(registry, project="charts"):
+    return [dict(name=chart, version="0.3.0", project=project, chart="oci://%s/upstream-charts/%s" % (registry.host, chart))
+            for chart in CHARTS]
+
+
+def helm_show(tools, registry, upstream, ref):
+    return subprocess.run([tools["helm"], "show", "chart", "oci://%s/%s" % (registry.host, ref), "--version", "0.3.0",
+                           "--registry-config", upstream["auth"], "--ca-file", registry.ca],
+                          capture_output=True, check=False, text=True)
 
 
 def upload_vars(registry, tools, upstream, steps, **overrides):
@@ -92,8 +108,7 @@ def upload_vars(registry, tools, upstream, steps, **overrides):
         harbor_upload_steps=steps,
         harbor_upload_images=[dict(source="%s/%s" % (registry.host, SIM), project="images-shaide",
                                    digest=upstream["digest"])],
-        harbor_upload_charts=[dict(name="demo-chart", version="0.3.0", project="charts",
-                                   chart="oci://%s/upstream-charts/demo-chart" % registry.host)],
+        harbor_upload_charts=chart_entries(registry),
         harbor_upload_archive_dir=str(upstream["work"] / "artifacts" / "images"),
         harbor_upload_chart_dir=str(upstream["work"] / "artifacts" / "charts"),
         harbor_upload_registry=registry.relay_host,
@@ -144,18 +159,69 @@ def test_image_upload_wrong_token_is_clear_and_hidden(registry, tools, upstream,
 
 
 def test_charts_pull_and_push_as_oci(registry, tools, upstream, run_role):
+    """One chart_archive call per step for the three charts; the second run writes nothing to the registry."""
     steps = ["charts_download", "charts_upload"]
     run = run_role("harbor_upload", upload_vars(registry, tools, upstream, steps))
     assert run.rc == 0, run
     assert run.changed >= 2, run
-    proc = subprocess.run([tools["helm"], "show", "chart", "oci://%s/charts/demo-chart" % registry.host, "--version",
-                           "0.3.0", "--registry-config", upstream["auth"], "--ca-file", registry.ca],
-                          capture_output=True, check=False, text=True)
-    assert proc.returncode == 0, proc.stderr
-    assert "name: demo-chart" in proc.stdout
+    for chart in CHARTS:
+        proc = helm_show(tools, registry, upstream, "charts/" + chart)
+        assert proc.returncode == 0, proc.stderr
+        assert "name: %s" % chart in proc.stdout
+        # report.yml still shows each chart's reference and digest
+        assert "%s/charts/%s:0.3.0 sha256:" % (registry.relay_host, chart) in run.output, run
+    mark = registry.log_mark()
     again = run_role("harbor_upload", upload_vars(registry, tools, upstream, steps))
     assert again.rc == 0, again
     assert again.changed == 0, again
+    assert again.output.count("(unchanged)") == 2 * len(CHARTS), again
+    assert [r for r in registry.requests_since(mark) if r[0] in ("PUT", "PATCH", "POST")] == []
+
+
+def test_charts_one_bad_archive_is_named_while_the_others_push(registry, tools, upstream, run_role, tmp_path):
+    """An archive that is not a chart fails by name, with what to do; the other two charts are pushed."""
+    chart_dir = tmp_path / "charts"
+    chart_dir.mkdir()
+    for chart in CHARTS:
+        shutil.copy(str(upstream["work"] / ("%s-0.3.0.tgz" % chart)), str(chart_dir))
+    (chart_dir / "demo-web-0.3.0.tgz").write_bytes(b"<html>an error page saved as a chart</html>")
+    project = "charts-partial-" + os.urandom(3).hex()
+    run = run_role("harbor_upload", upload_vars(registry, tools, upstream, ["charts_upload"],
+                                                harbor_upload_charts=chart_entries(registry, project),
+                                                harbor_upload_chart_dir=str(chart_dir)))
+    assert run.rc != 0, run
+    assert "demo-web: chart archive %s is not a Helm chart package" % (chart_dir / "demo-web-0.3.0.tgz") in run.output, run
+    assert "run the download step (charts_download) again" in run.output, run
+    assert "demo-chart: " not in run.output and "demo-api: " not in run.output, run
+    for chart in ("demo-chart", "demo-api"):
+        proc = helm_show(tools, registry, upstream, "%s/%s" % (project, chart))
+        assert proc.returncode == 0, proc.stderr
+    assert helm_show(tools, registry, upstream, project + "/demo-web").returncode != 0
+
+
+def test_charts_check_mode_pushes_nothing(registry, tools, upstream, run_role, tmp_path):
+    chart_dir = tmp_path / "charts"
+    chart_dir.mkdir()
+    for chart in CHARTS:
+        shutil.copy(str(upstream["work"] / ("%s-0.3.0.tgz" % chart)), str(chart_dir))
+    project = "charts-check-" + os.urandom(3).hex()
+    mark = registry.log_mark()
+    run = run_role("harbor_upload", upload_vars(registry, tools, upstream, ["charts_upload"],
+                                                harbor_upload_charts=chart_entries(registry, project),
+                                                harbor_upload_chart_dir=str(chart_dir)), check=True)
+    assert run.rc == 0, run
+    assert run.changed == 1, run
+    assert [r for r in registry.requests_since(mark) if r[0] in ("PUT", "PATCH", "POST")] == []
+    assert helm_show(tools, registry, upstream, project + "/demo-chart").returncode != 0
+
+
+def test_charts_call_failing_before_any_chart_is_reported(registry, tools, upstream, run_role):
+    """A chart_archive call that fails as a whole (no destination directory) is raised, not lost."""
+    run = run_role("harbor_upload", upload_vars(registry, tools, upstream, ["charts_download", "charts_upload"],
+                                                harbor_upload_chart_dir=""))
+    assert run.rc != 0, run
+    assert "the chart download: state is saved but all of the following are missing: destination" in run.output, run
+    assert "Push the charts to Harbor as OCI charts] ***\nskipping" in run.output, run
 
 
 def test_registries_yaml(registry, tools, upstream, run_role, tmp_path):

@@ -6,12 +6,18 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import io
 import json
 import os
+import tarfile
 
 import pytest
+import yaml
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
+from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import oci_archive as oa
+from ansible_collections.ai_platform.serving.plugins.modules import chart_archive
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry.tools import RegistryError
 
 RAW = b'{"schemaVersion":2}'
@@ -132,3 +138,195 @@ def test_push_error_is_explained_and_redacted(tmp_path):
 def test_push_needs_the_archive(tmp_path):
     with pytest.raises(RegistryError, match="run the download step first"):
         oa.push_image(image_params(tmp_path), False, FakeSkopeo())
+
+
+# --- the charts list of chart_archive: one call for every chart -----------------------------------
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))))
+
+
+@pytest.fixture
+def chart_records():
+    """chart_plan's records of the collection's own chart list (group_vars/all/images.yml), as the role passes them."""
+    with open(os.path.join(REPO, "group_vars", "all", "images.yml")) as handle:
+        charts = yaml.safe_load(handle)["aips_chart_mirrors"]
+    return image_plan.chart_plan(charts, "harbor.example")
+
+
+class FakeRegistry:
+    """The registry side of push_chart: skopeo reads the chart manifests it holds, helm push adds one."""
+
+    auth = type("Auth", (), {"config": "/auth/config.json"})()
+
+    def __init__(self, broken=()):
+        self.manifests = {}
+        self.pushes = []
+        self.broken = broken
+
+    def raw_manifest(self, ref, remote=True):
+        return self.manifests.get(ref.split("://", 1)[1])
+
+    def __call__(self, argv, host):  # helm
+        assert argv[1] == "push" and host == "harbor.example"
+        archive, base = argv[2], argv[3].replace("oci://", "")
+        name, version = os.path.basename(archive)[:-len(".tgz")].rsplit("-", 1)
+        if name in self.broken:
+            raise RegistryError("helm failed against registry %s: Error: file '%s' does not appear to be a gzipped "
+                                "archive" % (host, archive))
+        self.pushes.append(name)
+        layer = {"mediaType": oa.HELM_CHART_LAYER, "digest": oa.sha256_file(archive)}
+        self.manifests["%s/%s:%s" % (base, name, version)] = json.dumps({"layers": [layer]}).encode()
+
+
+def chart_list_params(records, directory, state="pushed"):
+    return dict(state=state, charts=records, destination=str(directory), helm_path="helm", ca_file=None,
+                plain_http=False, validate_certs=True, force=False, username="robot$push", password="tok",
+                skopeo_path="skopeo", name=None, version=None, chart=None, repo_url=None, digest=None,
+                archive=None, repository=None)
+
+
+def push_step(fake, check_mode=False):
+    return lambda one: oa.push_chart(one, check_mode, fake, fake)
+
+
+def write_archives(directory, records):
+    """A minimal chart package (gzipped tar with <name>/Chart.yaml) per record."""
+    for record in records:
+        data = ("apiVersion: v2\nname: %s\nversion: %s\n" % (record["name"], record["version"])).encode()
+        with tarfile.open(str(directory / record["archive"]), "w:gz") as tar:
+            info = tarfile.TarInfo("%s/Chart.yaml" % record["name"])
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+
+
+def test_chart_plan_records_pass_the_module_argspec(chart_records):
+    """The role hands chart_plan's records to the charts option as they are."""
+    spec = chart_archive.argspec()
+    result = ArgumentSpecValidator(spec).validate(dict(state="pushed", charts=chart_records, destination="/d"))
+    assert not result.error_messages, result.error_messages
+    assert [c["name"] for c in result.validated_parameters["charts"]] == ["inferencepool", "llm-d-modelservice",
+                                                                          "llm-d-infra"]
+
+
+def test_chart_params_resolve_the_archive_in_destination(chart_records, tmp_path):
+    params = chart_list_params(chart_records, tmp_path)
+    one = oa.chart_params(params, chart_records[0])
+    assert one["archive"] == str(tmp_path / "inferencepool-v1.2.0.tgz")
+    assert one["repository"] == "harbor.example/charts" and one["password"] == "tok" and "charts" not in one
+    assert oa.chart_params(params, dict(chart_records[0], archive="/abs/x.tgz"))["archive"] == "/abs/x.tgz"
+    assert oa.chart_params(params, dict(chart_records[0], archive=None))["archive"] == one["archive"]
+
+
+@pytest.mark.parametrize("state,entry,message", [
+    ("pushed", dict(name="c", version="1", repository=None), "no repository: set it to the OCI repository"),
+    ("saved", dict(name="c", version="1", chart=None), "no chart: set it to what helm pull takes"),
+])
+def test_chart_params_name_the_missing_field(tmp_path, state, entry, message):
+    with pytest.raises(RegistryError, match=message):
+        oa.chart_params(chart_list_params([entry], tmp_path, state), entry)
+
+
+@pytest.mark.parametrize("state,extra,missing", [
+    ("saved", dict(destination=""), ["destination"]),
+    ("saved", dict(charts=None, chart=None), ["chart"]),
+    ("pushed", dict(charts=None, destination=None), ["archive", "repository"]),
+    ("pushed", dict(destination=None), []),
+])
+def test_chart_missing_options(chart_records, tmp_path, state, extra, missing):
+    assert oa.chart_missing_options(dict(chart_list_params(chart_records, tmp_path, state), **extra)) == missing
+
+
+def test_chart_params_need_destination_for_a_relative_archive(chart_records, tmp_path):
+    params = dict(chart_list_params(chart_records, tmp_path), destination=None)
+    with pytest.raises(RegistryError, match="relative and destination is not set"):
+        oa.chart_params(params, chart_records[0])
+
+
+def test_chart_credentials_cover_every_registry(chart_records, tmp_path):
+    params = chart_list_params(chart_records + [dict(chart_records[0], repository="other.example:5000/charts")],
+                               tmp_path)
+    assert oa.chart_credentials(params) == {"harbor.example": ("robot$push", "tok"),
+                                            "other.example:5000": ("robot$push", "tok")}
+    # saving logs in to the sources, not to Harbor: only the oci:// chart has a registry, the classic
+    # repositories take no registry login
+    saved = chart_list_params(chart_records, tmp_path, "saved")
+    assert list(oa.chart_credentials(saved)) == ["registry.k8s.io"]
+    single = dict(chart_list_params(None, tmp_path, "saved"), chart="oci://ghcr.io/x/c", repository="h.example/p")
+    assert list(oa.chart_credentials(single)) == ["ghcr.io"]
+    assert list(oa.chart_credentials(dict(single, state="pushed"))) == ["h.example"]
+
+
+def test_push_charts_in_one_call_then_nothing(chart_records, tmp_path):
+    write_archives(tmp_path, chart_records)
+    fake = FakeRegistry()
+    params = chart_list_params(chart_records, tmp_path)
+    results, failures = oa.transfer_charts(params, push_step(fake))
+    assert failures == [] and fake.pushes == ["inferencepool", "llm-d-modelservice", "llm-d-infra"]
+    assert [r["item"] for r in results] == chart_records
+    assert all(r["changed"] and r["digest"] == oa.sha256_file(r["archive"]) and r["manifest_digest"] for r in results)
+    assert results[1]["reference"] == "harbor.example/charts/llm-d-modelservice:v0.4.12"
+    again, failures = oa.transfer_charts(params, push_step(fake))
+    assert failures == [] and not any(r["changed"] for r in again) and len(fake.pushes) == 3
+    assert [r["manifest_digest"] for r in again] == [r["manifest_digest"] for r in results]
+
+
+def test_push_charts_check_mode_pushes_nothing(chart_records, tmp_path):
+    write_archives(tmp_path, chart_records)
+    fake = FakeRegistry()
+    results, failures = oa.transfer_charts(chart_list_params(chart_records, tmp_path), push_step(fake, True))
+    assert failures == [] and all(r["changed"] for r in results) and fake.pushes == []
+
+
+def test_one_bad_chart_is_named_and_the_others_push(chart_records, tmp_path):
+    write_archives(tmp_path, chart_records)
+    (tmp_path / chart_records[0]["archive"]).write_bytes(b"<html>not a chart</html>")
+    fake = FakeRegistry(broken=("llm-d-infra",))
+    results, failures = oa.transfer_charts(chart_list_params(chart_records, tmp_path), push_step(fake))
+    assert fake.pushes == ["llm-d-modelservice"]
+    assert results[1]["changed"] and "failed" not in results[1] and results[1]["manifest_digest"]
+    assert results[0]["failed"] and "archive" not in results[0] and results[0]["item"]["name"] == "inferencepool"
+    assert "not a Helm chart package" in results[0]["msg"] and "run the download step (charts_download) again" in \
+        results[0]["msg"]
+    assert results[2]["failed"] and "gzipped" in results[2]["msg"]
+    message = oa.charts_failure_message(failures, len(results))
+    assert message.startswith("2 of 3 charts failed")
+    assert "inferencepool-v1.2.0: chart archive" in message and "llm-d-infra-v1.3.0: helm failed" in message
+
+
+def test_push_charts_need_their_archives(chart_records, tmp_path):
+    results, failures = oa.transfer_charts(chart_list_params(chart_records, tmp_path), push_step(FakeRegistry()))
+    assert len(failures) == 3 and all("run the download step first" in r["msg"] for r in results)
+
+
+@pytest.mark.parametrize("content,problem", [
+    (b"", "not a gzipped tar"), (b"plain text", "not a gzipped tar"), (None, "no <chart>/Chart.yaml")])
+def test_chart_package_problem(tmp_path, content, problem):
+    path = tmp_path / "c-1.tgz"
+    if content is None:
+        with tarfile.open(str(path), "w:gz") as tar:
+            tar.addfile(tarfile.TarInfo("c/values.yaml"), io.BytesIO(b""))
+    else:
+        path.write_bytes(content)
+    assert problem in oa.chart_package_problem(str(path))
+
+
+def test_save_charts_in_one_call(chart_records, tmp_path):
+    pulled = []
+
+    class Helm:
+        auth = type("Auth", (), {"config": "/auth/config.json"})()
+
+        def __call__(self, argv, host):
+            pulled.append((argv[2], host))
+            name = argv[2].rsplit("/", 1)[-1]
+            version = argv[argv.index("--version") + 1]
+            (tmp_path / oa.chart_archive_name(name, version)).write_bytes(b"tgz")
+
+    params = chart_list_params(chart_records, tmp_path, "saved")
+    results, failures = oa.transfer_charts(params, lambda one: oa.save_chart(one, False, Helm()))
+    assert failures == [] and all(r["changed"] for r in results)
+    assert pulled[0] == (chart_records[0]["chart"], "registry.k8s.io")
+    assert pulled[1] == ("llm-d-modelservice", "https://llm-d-incubation.github.io/llm-d-modelservice/")
+    again, _failures = oa.transfer_charts(params, lambda one: oa.save_chart(one, False, Helm()))
+    assert not any(r["changed"] for r in again) and len(pulled) == 3
