@@ -259,14 +259,14 @@ def test_check_mode_reports_and_changes_nothing(tmp_path):
     assert diffs[1]["after"] == dict(state="directory", owner=os.getuid(), group=os.getgid(), mode="0755")
     assert mode_of(root / "alpha") == 0o700 and not (root / "beta").exists()
     # a missing root is not created either
-    results, _ = mc.ensure_dirs(node_module(check_mode=True), [(str(tmp_path / "none" / "x"), None)],
-                                str(tmp_path / "none"), mine())
+    results = mc.ensure_dirs(node_module(check_mode=True), [(str(tmp_path / "none" / "x"), None)],
+                             str(tmp_path / "none"), mine())[0]
     assert results[0]["status"] == "created" and not (tmp_path / "none").exists()
 
 
 def test_a_missing_root_is_created_with_the_mode_only(tmp_path):
     root = tmp_path / "new" / "models"
-    results, _ = mc.ensure_dirs(node_module(), [(str(root / "alpha"), None)], str(root), mine(mode="0750"))
+    results = mc.ensure_dirs(node_module(), [(str(root / "alpha"), None)], str(root), mine(mode="0750"))[0]
     assert results[0]["status"] == "created" and mode_of(root / "alpha") == 0o750 and mode_of(root) == 0o750
 
 
