@@ -9,16 +9,23 @@ __metaclass__ = type
 
 DOCUMENTATION = r"""
 module: model_cache_dirs
-short_description: List or remove the model cache directories on a node, never one a volume still uses
+short_description: Create, list or remove the model cache directories on a node, never one a volume still uses
 version_added: 0.1.0
 author: ai_platform.serving contributors (@ai-platform)
 description:
-  - Runs on a cluster node. Without O(remove), describes every entry directly below O(root) (the allowed root of
-    the hostPath model directories) with its size, file count, the digest, reference and pull time from the C(.pulled)
-    marker, and whether it is an orphan (no PersistentVolume in O(volumes) and no claim in O(claims) refers to
+  - Runs on a cluster node. Without O(create) or O(remove), describes every entry directly below O(root) (the
+    allowed root of the hostPath model directories) with its size, file count, the digest, reference and pull time
+    from the C(.pulled) marker, and whether it is an orphan (no PersistentVolume in O(volumes) and no claim in O(claims) refers to
     it), referenced, claimed, or skipped (a symlink or a file, never followed or removed).
+  - With O(create), creates every directory it names that is missing (and its missing parents below O(root)) in
+    one call and sets O(owner), O(group), O(mode) and, where SELinux is enabled, O(setype) on each, reporting per
+    directory what was created or changed. Check mode reports the same and changes nothing. The C(hostpath_dirs)
+    role makes one such call per node, whatever the number of models.
   - With O(remove), removes each directory it names that exists and that nothing in O(volumes) or
     O(claims) refers to, and reports the bytes freed. Check mode reports what would be freed, with sizes.
+  - A path is created only when it is absolute, normalised, strictly below O(root), and no part of it below
+    O(root) that exists is a symlink or a file. Any path breaking these rules fails the task, naming its claim
+    and what to do, before anything is created.
   - A path is removed only when it is absolute, normalised (no C(..), C(.) or C(//)), strictly below O(root),
     no symlink, and resolves inside the resolved O(root). Any path breaking these rules fails the task before
     anything is removed.
@@ -26,11 +33,46 @@ description:
     and the PV may be on O(node) (pinned to it, or not pinned to any node).
 options:
   root:
-    description: The allowed root; only entries strictly below it are listed or removed.
+    description:
+      - The allowed root; only entries strictly below it are created, listed or removed.
+      - With O(create), a missing root is created with O(mode) only (owned by the user the module runs as).
     type: str
     required: true
+  create:
+    description:
+      - Directories to create (or keep) with O(owner), O(group), O(mode) and O(setype). Mutually exclusive with
+        O(remove).
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      path:
+        description: The directory, absolute and strictly below O(root).
+        type: str
+        required: true
+      claim:
+        description: The PersistentVolumeClaim (model) the directory is for, named in error messages.
+        type: str
+  owner:
+    description: With O(create), the owner of the directories (a user name or uid); unset keeps the current owner.
+    type: str
+  group:
+    description: With O(create), the group of the directories (a group name or gid); unset keeps the current group.
+    type: str
+  mode:
+    description:
+      - With O(create), the mode of the directories, as for M(ansible.builtin.file) (a quoted octal such as
+        V('0755') or a symbolic mode); unset keeps the current mode (a new directory then gets 0700).
+    type: raw
+  setype:
+    description:
+      - With O(create), the SELinux type of the directories (for example V(container_file_t)). Applied only where
+        SELinux is enabled on the node; elsewhere ignored, as M(ansible.builtin.file) does.
+    type: str
   remove:
-    description: Directories to remove; when empty (the default), the entries below O(root) are listed instead.
+    description:
+      - Directories to remove; when O(remove) and O(create) are both empty (the default), the entries below O(root)
+        are listed instead.
     type: list
     elements: str
     default: []
@@ -54,15 +96,30 @@ options:
 attributes:
   check_mode:
     support: full
-    description: Measures and reports what would be removed; removes nothing.
+    description: Reports what would be created, changed or removed (with sizes); changes nothing.
   diff_mode:
-    support: none
-    description: No diff; the result lists the directories and their sizes.
+    support: partial
+    description: With O(create), the before/after state, owner, group, mode and SELinux context of each directory
+      created or changed. Removal and listing give no diff; their result lists the directories and sizes.
 notes:
-  - Run it with privileges that can remove the pull Job's files (root on most nodes).
+  - Run it with privileges that can set the owner and remove the pull Job's files (root on most nodes).
 """
 
 EXAMPLES = r"""
+- name: Create the model directories of this node, owned by the pull Job's uid
+  ai_platform.serving.model_cache_dirs:
+    root: /var/lib/hostpath/models
+    create:
+      - path: /var/lib/hostpath/models/qwen3-8b
+        claim: qwen3-8b-model
+      - path: /var/lib/hostpath/models/minilm
+        claim: minilm-model
+    owner: "65532"
+    group: "65532"
+    mode: "0755"
+    setype: container_file_t
+  register: model_dirs
+
 - name: List the model directories of this node
   ai_platform.serving.model_cache_dirs:
     root: /var/lib/hostpath/models
@@ -80,22 +137,44 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+ensured:
+  description:
+    - With O(create), one entry per directory with C(path), C(claim), C(status) (created, changed or unchanged),
+      C(created) (bool) and C(changed) (the attributes that differed; on a created directory, those set).
+  returned: with O(create)
+  type: list
+  elements: dict
+  sample:
+    - path: /var/lib/hostpath/models/qwen3-8b
+      claim: qwen3-8b-model
+      status: changed
+      created: false
+      changed: [mode]
+created:
+  description: The directories created (in check mode, that would be).
+  returned: with O(create)
+  type: list
+  elements: str
+selinux_enabled:
+  description: Whether SELinux is enabled on the node, so O(setype) was applied.
+  returned: with O(create)
+  type: bool
 dirs:
   description:
-    - Without O(remove), every entry below O(root) with C(path), C(slug), C(kind) (directory, symlink, file),
-      C(bytes), C(disk_bytes), C(files), C(human_size), C(digest), C(reference), C(pulled_at), C(modified)
+    - Without O(create) or O(remove), every entry below O(root) with C(path), C(slug), C(kind) (directory,
+      symlink, file), C(bytes), C(disk_bytes), C(files), C(human_size), C(digest), C(reference), C(pulled_at), C(modified)
       (epoch seconds), C(status) (orphan, referenced, claimed, skipped) and C(reason).
-  returned: without O(remove)
+  returned: without O(create) or O(remove)
   type: list
   elements: dict
 orphans:
   description: The entries of RV(dirs) with status orphan.
-  returned: without O(remove)
+  returned: without O(create) or O(remove)
   type: list
   elements: dict
 orphan_bytes:
   description: Bytes held by the orphans.
-  returned: without O(remove)
+  returned: without O(create) or O(remove)
   type: int
 removed:
   description: Directories removed (or, in check mode, that would be), each described as in RV(dirs).
@@ -113,7 +192,7 @@ missing:
   type: list
   elements: str
 refused:
-  description: Paths refused by the allowed-root rules, with why.
+  description: Paths refused by the allowed-root rules, each with its claim (when given), why, and what to do.
   returned: failure
   type: list
   elements: str
@@ -133,6 +212,14 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.storage import
 def argspec():
     return dict(
         root=dict(type="str", required=True),
+        create=dict(type="list", elements="dict", default=[], options=dict(
+            path=dict(type="str", required=True),
+            claim=dict(type="str"),
+        )),
+        owner=dict(type="str"),
+        group=dict(type="str"),
+        mode=dict(type="raw"),
+        setype=dict(type="str"),
         remove=dict(type="list", elements="str", default=[]),
         node=dict(type="str"),
         volumes=dict(type="list", elements="dict", default=[]),
@@ -174,13 +261,47 @@ def remove_dirs(module, root, refs):
                      freed_bytes=sum(entry.get("bytes") or 0 for entry in removed))
 
 
+def create_dirs(module, root):
+    params = module.params
+    wanted, seen = [], set()
+    for item in params["create"]:
+        path = item["path"].rstrip("/") or item["path"]
+        if path not in seen:
+            seen.add(path)
+            wanted.append((path, item.get("claim")))
+    refused = model_cache.refusals(wanted, root)
+    if refused:
+        module.fail_json(msg="refused, nothing was created: %s" % " | ".join(refused), refused=refused)
+    try:
+        attributes = dict(owner=model_cache.owner_id(params["owner"]), group=model_cache.group_id(params["group"]),
+                          mode=params["mode"], setype=params["setype"])
+    except model_cache.CacheDirError as exc:
+        module.fail_json(msg="%s; nothing was created" % exc)
+    try:
+        results, diffs = model_cache.ensure_dirs(module, wanted, root, attributes)
+    except OSError as exc:
+        done = getattr(exc, "results", [])
+        module.fail_json(msg="%scould not create %s: %s; %d directories before it are done, none after it was "
+                         "touched; fix the cause (permissions, disk) and run again"
+                         % ("%s: " % exc.claim if getattr(exc, "claim", None) else "", getattr(exc, "path", "?"),
+                            exc.strerror or exc, len(done)),
+                         ensured=done)
+    created = [result["path"] for result in results if result["created"]]
+    extra = dict(diff=diffs) if module._diff else {}
+    module.exit_json(changed=any(result["status"] != model_cache.UNCHANGED for result in results), root=root,
+                     ensured=results, created=created, selinux_enabled=module.selinux_enabled(), **extra)
+
+
 def main():
-    module = AnsibleModule(argument_spec=argspec(), supports_check_mode=True)
+    module = AnsibleModule(argument_spec=argspec(), supports_check_mode=True,
+                           mutually_exclusive=[("create", "remove")])
     params = module.params
     problem = model_cache.root_problem(params["root"])
     if problem:
         module.fail_json(msg=problem)
     root = model_cache.normalised_root(params["root"])
+    if params["create"]:
+        create_dirs(module, root)
     refs = model_cache.references(params["volumes"], params["claims"], params["node"])
     if not params["remove"]:
         list_dirs(module, root, refs)

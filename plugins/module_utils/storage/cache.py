@@ -17,14 +17,23 @@ The rules are pure functions, unit-tested without a node or a cluster:
 
 ``scan``, ``measure``, ``read_marker`` and ``remove`` are the node-side helpers of the
 ``model_cache_dirs`` module; they never follow a symlink.
+
+Creation (the ``hostpath_dirs`` role, one module call per node for every model): ``create_problem``
+allows a directory below the root when no part of it below the root is a symlink or a file;
+``refusals`` names the claim and what to do; ``ensure_dirs`` creates the missing ones and sets owner,
+group, mode and SELinux type through AnsibleModule's own ``set_*_if_different`` helpers (check mode,
+diff, and no SELinux change where SELinux is disabled, as ``ansible.builtin.file`` does).
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import errno
+import grp
 import os
 import posixpath
+import pwd
 import shutil
 import stat
 
@@ -292,3 +301,184 @@ def remove(path, root):
         raise CacheDirError(problem)
     # rmtree refuses a symlinked top and does not follow symlinks inside (fd-based on Linux)
     shutil.rmtree(path.rstrip("/"))
+
+
+# Creation (the hostpath_dirs role): every model directory of a node in one module call.
+
+CREATED = "created"
+CHANGED = "changed"
+UNCHANGED = "unchanged"
+
+_KIND = ((stat.S_ISDIR, "directory"), (stat.S_ISLNK, "symlink"), (stat.S_ISREG, "file"))
+
+
+def _kind(mode):
+    for test, name in _KIND:
+        if test(mode):
+            return name
+    return "special file"
+
+
+def create_problem(path, root, lstat=os.lstat):
+    """None when ``path`` may be created (or have its attributes set) under ``root``; else why not.
+
+    The string rules of ``path_problem``, then the filesystem's: every part of ``path`` below the root
+    that exists is a real directory, never a symlink or a file, so nothing is created or changed through
+    a link. The root itself may be a symlink (followed, as for removal). ``lstat`` is the filesystem's.
+    """
+    problem = path_problem(path, root)
+    if problem:
+        return problem
+    root = normalised_root(root)
+    path = path.rstrip("/")
+    current = root
+    for part in path[len(root) + 1:].split("/"):
+        current = current + "/" + part
+        try:
+            info = lstat(current)
+        except OSError as exc:
+            if exc.errno == errno.ENOENT:
+                return None  # it and everything below it will be created
+            return "%s cannot be read: %s" % (current, exc.strerror or exc)
+        if stat.S_ISDIR(info.st_mode):
+            continue
+        kind = _kind(info.st_mode)
+        if current == path:
+            return ("%s is a symlink (never followed)" % path) if kind == "symlink" else (
+                "%s is a %s, not a directory" % (path, kind))
+        return "%s lies below %s, which is a %s%s" % (
+            path, current, kind, " (never followed)" if kind == "symlink" else ", not a directory")
+    return None
+
+
+def advice(problem, root):
+    """What to do about a ``create_problem``."""
+    if "symlink" in problem:
+        return "replace the symlink with a directory or choose another hostpathDir; model directories are " \
+               "never created through a symlink"
+    if "not a directory" in problem:
+        return "move that file away or choose another hostpathDir"
+    if "cannot be read" in problem:
+        return "run with privileges that can read %s (become: true)" % root
+    return "set hostpathDir to a directory below %s or widen the allowed root" % root
+
+
+def refusals(wanted, root, lstat=os.lstat):
+    """One message per refused ``(path, claim)`` of ``wanted``: the claim, the directory, why, what to do."""
+    found = []
+    for path, claim in wanted:
+        problem = create_problem(path, root, lstat)
+        if problem:
+            found.append("%s%s; %s" % ("%s: " % claim if claim else "", problem, advice(problem, root)))
+    return found
+
+
+def owner_id(owner):
+    """The uid of ``owner`` (a uid or a user name); raises CacheDirError naming it when no such user exists."""
+    return _lookup(owner, pwd.getpwnam, "pw_uid", "owner", "user")
+
+
+def group_id(group):
+    """The gid of ``group`` (a gid or a group name); raises CacheDirError naming it when no such group exists."""
+    return _lookup(group, grp.getgrnam, "gr_gid", "group", "group")
+
+
+def _lookup(value, getter, field, option, what):
+    if value is None or value == "":
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        pass
+    try:
+        return getattr(getter(value), field)
+    except KeyError:
+        raise CacheDirError("%s %s is no %s on this node: give a numeric id or a %s that exists here"
+                            % (option, value, what, what))
+
+
+def missing_parts(path, root, lexists=os.path.lexists):
+    """The directories to create for ``path``, top first: the missing parts strictly below ``root``."""
+    root = normalised_root(root)
+    missing = []
+    current = path.rstrip("/")
+    while current != root and not lexists(current):
+        missing.insert(0, current)
+        current = posixpath.dirname(current)
+    return missing
+
+
+def set_attributes(module, path, attributes, diff):
+    """Set owner, group, mode and SELinux type on ``path`` where they differ; the names of those changed.
+
+    Uses the module's own helpers: in check mode they only report, they fill ``diff``'s before/after, and
+    the SELinux type changes nothing where SELinux is disabled.
+    """
+    changed = []
+    steps = (("owner", module.set_owner_if_different), ("group", module.set_group_if_different),
+             ("mode", module.set_mode_if_different))
+    for name, setter in steps:
+        if attributes.get(name) is not None and setter(path, attributes[name], False, diff, expand=False):
+            changed.append(name)
+    if attributes.get("setype") is not None \
+            and module.set_context_if_different(path, [None, None, attributes["setype"]], False, diff):
+        changed.append("setype")
+    return changed
+
+
+def ensure_dir(module, path, root, attributes):
+    """Create ``path`` below ``root`` when missing (its missing parents below the root too, with the same
+    attributes, as ``ansible.builtin.file`` does) and set its attributes.
+
+    Returns ``(result, diff)``: result ``dict(path, status, created, changed)`` with status created, changed or
+    unchanged and ``changed`` the attribute names that differed; diff the before/after of what differed.
+    A missing root is created with the mode only (owned by the module's user). Check the path with
+    ``create_problem`` first; OSError propagates.
+    """
+    root = normalised_root(root)
+    path = path.rstrip("/")
+    diff = dict(before_header=path, after_header=path, before={}, after={})
+    missing = missing_parts(path, root)
+    result = dict(path=path, created=bool(missing), changed=[], status=UNCHANGED)
+    if missing:
+        result["status"] = CREATED
+        diff["before"]["state"] = "absent"
+        diff["after"]["state"] = "directory"
+        wanted = dict((name, value) for name, value in attributes.items()
+                      if value is not None and (name != "setype" or module.selinux_enabled()))
+        diff["after"].update(wanted)
+        result["changed"] = sorted(wanted)
+        if module.check_mode:
+            return result, diff
+        if not os.path.isdir(root):
+            os.makedirs(root)
+            if attributes.get("mode") is not None:
+                module.set_mode_if_different(root, attributes["mode"], False, expand=False)
+        for part in missing:
+            os.mkdir(part, 0o700)  # opened up by the attributes below
+            set_attributes(module, part, attributes, None)
+        return result, diff
+    result["changed"] = set_attributes(module, path, attributes, diff)
+    if result["changed"]:
+        result["status"] = CHANGED
+    return result, diff
+
+
+def ensure_dirs(module, wanted, root, attributes):
+    """``ensure_dir`` for every ``(path, claim)`` of ``wanted``: ``(results, diffs)``, results carrying the claim.
+
+    Refuses nothing itself: check ``refusals`` first. OSError propagates with ``results`` of the paths done so
+    far on the exception (``exc.results``) and the claim and path it failed on (``exc.claim``, ``exc.path``).
+    """
+    results, diffs = [], []
+    for path, claim in wanted:
+        try:
+            result, diff = ensure_dir(module, path, root, attributes)
+        except OSError as exc:
+            exc.results, exc.claim, exc.path = results, claim, path
+            raise
+        result["claim"] = claim
+        results.append(result)
+        if result["status"] != UNCHANGED:
+            diffs.append(diff)
+    return results, diffs

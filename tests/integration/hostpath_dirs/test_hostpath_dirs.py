@@ -108,3 +108,27 @@ def test_absent_never_follows_a_symlinked_model_directory(tmp_path):
     rc, out = run(tmp_path, models_dir, root, models, hostpath_dirs_state="absent")
     assert rc != 0 and "is a symlink (never followed)" in out and "nothing was removed" in out, out
     assert os.path.islink(os.path.join(root, "a")) and (outside / "precious").read_text() == "keep me"
+
+
+def test_present_never_creates_through_a_symlink_and_shows_the_diff(tmp_path):
+    models_dir = make_models_tree(tmp_path, {"folders": {"embedder/A": ["gaie-a", "ms-a"],
+                                                         "generative/C": ["gaie-c", "ms-c"]}})
+    root = str(tmp_path / "root")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    os.makedirs(root)
+    os.symlink(str(outside), os.path.join(root, "a"))
+    models = {"embedder": [{"name": "A", "enabled": True, "modelSource": source("node-1")}],
+              "generative": [{"name": "C", "enabled": True, "modelSource": source("node-1")}]}
+    rc, out = run(tmp_path, models_dir, root, models)
+    assert rc != 0, out
+    assert "refused, nothing was created: a-model: %s/a is a symlink (never followed)" % root in out, out
+    assert os.listdir(str(outside)) == [] and not os.path.exists(os.path.join(root, "c"))
+
+    os.unlink(os.path.join(root, "a"))
+    os.makedirs(os.path.join(root, "a"), mode=0o700)
+    os.chmod(os.path.join(root, "a"), 0o700)
+    rc, out = run(tmp_path, models_dir, root, models, "--diff")
+    assert rc == 0 and "changed=1" in out, out
+    assert "-    \"mode\": \"0700\"" in out and "+    \"mode\": \"0755\"" in out, out
+    assert "+    \"state\": \"directory\"" in out, out

@@ -1,15 +1,18 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, ai_platform.serving contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Model cache directories: the allowed-root rules, PV references, orphans, and removal on a real tmp tree."""
+"""Model cache directories: the allowed-root rules, PV references, orphans, and creation and removal on a real tmp tree."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 import os
+import stat
 
 import pytest
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import cache as mc
 
@@ -200,3 +203,129 @@ def test_remove_only_inside_the_root_and_never_through_a_symlink(tmp_path):
     assert not target.exists()
     assert (outside / "precious").read_text() == "keep me"   # the symlink inside was not followed
     assert os.path.islink(str(root / "link"))
+
+
+# Creation (hostpath_dirs): a real AnsibleModule's file-attribute helpers on a tmp tree.
+
+def node_module(check_mode=False, diff=False):
+    """An AnsibleModule as the node runs it (check mode and diff as asked), for its set_*_if_different helpers."""
+    with patch_module_args({"_ansible_check_mode": check_mode, "_ansible_diff": diff}):
+        return AnsibleModule(argument_spec={}, supports_check_mode=True)
+
+
+def mine(mode="0755"):
+    """Attributes this test's user can always set: its own uid and gid."""
+    return dict(owner=os.getuid(), group=os.getgid(), mode=mode, setype="container_file_t")
+
+
+def mode_of(path):
+    return stat.S_IMODE(os.lstat(str(path)).st_mode)
+
+
+def test_create_then_idempotent(tmp_path):
+    root = tmp_path / "models"
+    wanted = [(str(root / "alpha"), "alpha-model"), (str(root / "custom" / "beta"), "beta-model")]
+    results, diffs = mc.ensure_dirs(node_module(), wanted, str(root), mine())
+    assert [(r["path"], r["claim"], r["status"], r["created"]) for r in results] == [
+        (str(root / "alpha"), "alpha-model", "created", True), (str(root / "custom" / "beta"), "beta-model", "created", True)]
+    for path in (root / "alpha", root / "custom", root / "custom" / "beta"):
+        assert path.is_dir() and mode_of(path) == 0o755, path
+        assert os.lstat(str(path)).st_uid == os.getuid()
+    assert [d["after"]["state"] for d in diffs] == ["directory", "directory"]
+    assert diffs[0]["before"] == {"state": "absent"} and diffs[0]["before_header"] == str(root / "alpha")
+
+    results, diffs = mc.ensure_dirs(node_module(), wanted, str(root), mine())
+    assert [r["status"] for r in results] == ["unchanged", "unchanged"] and diffs == []
+    assert all(r["changed"] == [] and r["created"] is False for r in results)
+
+
+def test_a_changed_mode_is_set_and_shown_in_the_diff(tmp_path):
+    root = tmp_path / "models"
+    (root / "alpha").mkdir(parents=True)
+    os.chmod(str(root / "alpha"), 0o700)
+    results, diffs = mc.ensure_dirs(node_module(diff=True), [(str(root / "alpha"), "alpha-model")], str(root), mine())
+    assert results[0]["status"] == "changed" and results[0]["changed"] == ["mode"]
+    assert diffs[0]["before"] == {"mode": "0700"} and diffs[0]["after"] == {"mode": "0755"}
+    assert mode_of(root / "alpha") == 0o755
+
+
+def test_check_mode_reports_and_changes_nothing(tmp_path):
+    root = tmp_path / "models"
+    (root / "alpha").mkdir(parents=True)
+    os.chmod(str(root / "alpha"), 0o700)
+    wanted = [(str(root / "alpha"), "alpha-model"), (str(root / "beta"), "beta-model")]
+    results, diffs = mc.ensure_dirs(node_module(check_mode=True), wanted, str(root), mine())
+    assert [(r["status"], r["changed"]) for r in results] == [("changed", ["mode"]), ("created", ["group", "mode", "owner"])]
+    assert diffs[1]["after"] == dict(state="directory", owner=os.getuid(), group=os.getgid(), mode="0755")
+    assert mode_of(root / "alpha") == 0o700 and not (root / "beta").exists()
+    # a missing root is not created either
+    results = mc.ensure_dirs(node_module(check_mode=True), [(str(tmp_path / "none" / "x"), None)],
+                             str(tmp_path / "none"), mine())[0]
+    assert results[0]["status"] == "created" and not (tmp_path / "none").exists()
+
+
+def test_a_missing_root_is_created_with_the_mode_only(tmp_path):
+    root = tmp_path / "new" / "models"
+    results = mc.ensure_dirs(node_module(), [(str(root / "alpha"), None)], str(root), mine(mode="0750"))[0]
+    assert results[0]["status"] == "created" and mode_of(root / "alpha") == 0o750 and mode_of(root) == 0o750
+
+
+def test_setype_changes_nothing_where_selinux_is_disabled(tmp_path):
+    module = node_module()
+    if module.selinux_enabled():
+        pytest.fail("this test needs a host with SELinux disabled (the lab and CI machines)")
+    root = tmp_path / "models"
+    (root / "alpha").mkdir(parents=True)
+    os.chmod(str(root / "alpha"), 0o755)
+    results, diffs = mc.ensure_dirs(module, [(str(root / "alpha"), None)], str(root),
+                                    dict(owner=None, group=None, mode=None, setype="container_file_t"))
+    assert results[0]["status"] == "unchanged" and diffs == []
+
+
+def test_refusals_name_the_claim_why_and_what_to_do(tmp_path):
+    root = tmp_path / "models"
+    (root / "plain").mkdir(parents=True)
+    (root / "file").write_text("x")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    os.symlink(str(outside), str(root / "link"))
+    wanted = [(str(root / "plain" / "ok"), "ok-model"), (str(outside / "a"), "a-model"), (str(root), "root-model"),
+              (str(root / "link"), "link-model"), (str(root / "link" / "sub"), "sub-model"),
+              (str(root / "file"), "file-model"), (str(root / "file" / "sub"), None),
+              (str(root / "plain" / ".." / "link"), "dots-model")]
+    found = mc.refusals(wanted, str(root))
+    assert len(found) == 7, found
+    assert found[0].startswith("a-model: %s is outside the allowed root %s; set hostpathDir to a directory below"
+                               % (outside / "a", root))
+    assert found[1].startswith("root-model: %s is the allowed root itself" % root)
+    assert found[2].startswith("link-model: %s is a symlink (never followed); replace the symlink" % (root / "link"))
+    assert found[3].startswith("sub-model: %s lies below %s, which is a symlink (never followed)"
+                               % (root / "link" / "sub", root / "link"))
+    assert found[4].startswith("file-model: %s is a file, not a directory; move that file away" % (root / "file"))
+    assert found[5].startswith("%s lies below %s, which is a file, not a directory" % (root / "file" / "sub", root / "file"))
+    assert found[6].startswith("dots-model: ") and "not normalised" in found[6]
+    assert not (outside / "a").exists() and os.listdir(str(outside)) == []
+
+
+def test_a_symlinked_root_is_allowed_for_creation(tmp_path):
+    real = tmp_path / "data" / "models"
+    real.mkdir(parents=True)
+    os.symlink(str(real), str(tmp_path / "models"))
+    assert mc.refusals([(str(tmp_path / "models" / "a"), None)], str(tmp_path / "models")) == []
+
+
+def test_owner_and_group_lookups():
+    assert mc.owner_id("65532") == 65532 and mc.owner_id(0) == 0 and mc.owner_id(None) is None
+    assert mc.owner_id("root") == 0 and mc.group_id("root") == 0 and mc.group_id("65532") == 65532
+    with pytest.raises(mc.CacheDirError, match="owner no-such-user-x is no user on this node"):
+        mc.owner_id("no-such-user-x")
+    with pytest.raises(mc.CacheDirError, match="group no-such-group-x is no group on this node"):
+        mc.group_id("no-such-group-x")
+
+
+def test_missing_parts_stop_at_the_root(tmp_path):
+    root = tmp_path / "models"
+    (root / "a").mkdir(parents=True)
+    assert mc.missing_parts(str(root / "a" / "b" / "c"), str(root)) == [str(root / "a" / "b"), str(root / "a" / "b" / "c")]
+    assert mc.missing_parts(str(root / "a"), str(root)) == []
+    assert mc.missing_parts(str(tmp_path / "new" / "x"), str(tmp_path / "new")) == [str(tmp_path / "new" / "x")]
