@@ -10,7 +10,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims, manifests, pod_security
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims, manifests, namespaces, pod_security
 from ansible_collections.ai_platform.serving.plugins.plugin_utils.filter_errors import filter_call
 
 
@@ -30,6 +30,14 @@ def model_namespace_definitions(records, levels):
             names.append(record["namespace"])
     return [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": dict(labels)}}
             for name in names]
+
+
+def model_namespace_outcome(result, definitions, secrets=None):
+    """The failures (naming namespace, object and fix, without the token) and the Namespace diffs of one
+    kubernetes.core.k8s call of the role model_namespaces."""
+    if secrets is not None and not isinstance(secrets, list):
+        raise AnsibleFilterError("model_namespace_outcome: secrets must be a list of strings")
+    return filter_call("model_namespace_outcome", namespaces.outcome, result, definitions, secrets or [])
 
 
 def model_clear_job(record, uid=pod_security.DEFAULT_UID, active_deadline_seconds=600):
@@ -52,6 +60,7 @@ class FilterModule(object):
         return {
             "pod_security_labels": pod_security_labels,
             "model_namespace_definitions": model_namespace_definitions,
+            "model_namespace_outcome": model_namespace_outcome,
             "model_clear_job": model_clear_job,
             "claim_users": claim_users,
         }
