@@ -145,13 +145,32 @@ def test_gateway_pod_placement_is_in_the_configmap_istio_reads(deployed):
     assert GPU_TOLERATION in decode["tolerations"]
 
 
+NAMESPACES_TASK = "ai_platform.serving.model_namespaces : Create the model namespaces and their harbor-creds"
+NAMESPACES_CHECK_TASK = "ai_platform.serving.model_namespaces : Create the model namespaces (check mode)"
+
+
+def ran(output, task):
+    """How many times ``task`` ran (its header followed by ok or changed, not skipping) in a playbook's output."""
+    marker = "TASK [%s]" % task
+    times = 0
+    for part in output.split(marker)[1:]:
+        status = [line for line in part.splitlines()[1:] if line.strip()][:1]
+        times += bool(status) and status[0].startswith(("ok:", "changed:"))
+    return times
+
+
 def test_check_mode_then_a_rerun_change_nothing(deployed):
     stack, run = deployed
     assert run.rc == 0, str(run)
+    # site.yml makes the namespaces and harbor-creds of both models in one call; the roles' includes find them made
+    assert ran(run.output, NAMESPACES_TASK) == 1 and ran(run.output, NAMESPACES_CHECK_TASK) == 0, str(run)
     check = stack.site(check=True)
     assert check.rc == 0 and check.changed == 0, str(check)
+    # check mode: the namespaces dry-run in one call, never the one call that writes
+    assert ran(check.output, NAMESPACES_CHECK_TASK) == 1 and ran(check.output, NAMESPACES_TASK) == 0, str(check)
     again = stack.site()
     assert again.rc == 0 and again.changed == 0, str(again)
+    assert ran(again.output, NAMESPACES_TASK) == 1, str(again)
 
 
 def test_a_rerun_puts_back_an_edited_object_and_removes_a_retired_one(deployed):

@@ -79,8 +79,9 @@ def test_no_form_of_the_secret_reaches_a_message(leak):
                    verb="patch")
     result = registered(ok("Namespace"), ok("Namespace"), failed(error), ok("Secret"))
     failures = namespaces.outcome(result, DEFINITIONS, [TOKEN, USER])["failures"]
-    assert len(failures) == 1 and failures[0].startswith("namespace llm-a: the Secret harbor-creds could not be "
-                                                        "applied: Failed to patch object: ")
+    assert len(failures) == 1
+    assert failures[0].startswith("namespace llm-a: the Secret harbor-creds could not be applied: Failed to patch "
+                                  "object: ")
     assert TOKEN not in failures[0] and leak not in failures[0] and namespaces.REDACTED in failures[0]
 
 
@@ -103,8 +104,8 @@ def test_the_diffs_are_the_changed_namespaces_only():
     ns_diff = {"before": {"metadata": {"labels": {}}}, "after": {"metadata": {"labels": {"a": "b"}}}}
     server_diff = {"before": {"metadata": {"labels": {}, "resourceVersion": "1"}},
                    "after": {"metadata": {"labels": {"a": "b"}, "managedFields": [{"manager": "x"}]}}}
-    result = registered(ok("Namespace"), ok("Namespace", True, server_diff), ok("Secret", True, {"before": {"data": 1},
-                                                                                              "after": {"data": 2}}),
+    secret_diff = {"before": {"data": 1}, "after": {"data": 2}}
+    result = registered(ok("Namespace"), ok("Namespace", True, server_diff), ok("Secret", True, secret_diff),
                         ok("Secret"))
     assert namespaces.outcome(result, DEFINITIONS)["diffs"] == [dict(namespace="llm-b", **ns_diff)]
 
