@@ -11,6 +11,14 @@ model's labels and the component ``release-digests``). The next run reads all of
 call and ``helm list --all`` once; a release is left alone only when its recorded digest is the one
 computed now, its revision is still the recorded one (no upgrade or rollback by hand since) and its
 status is ``deployed``. Everything else goes to Helm as before. Pure functions.
+
+Helm's own idempotence check (kubernetes.core.helm without the helm-diff plugin) compares only the
+chart's name and version and the values: a chart whose content changed under the same version (a new
+digest in the lock file) or a changed post-renderer would be reported unchanged and never deployed,
+while its new digest got recorded. So every release also carries a *chart mark* in its values
+(``global.aipsChartMark``, ``global`` being free-form in every chart's schema): a digest of the chart's
+reference, repository, version and post-renderer, which changes with any of them, so Helm's comparison
+sees the change and upgrades.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -25,6 +33,8 @@ from ansible_collections.ai_platform.serving.plugins.module_utils import naming
 # chart key of aips_charts / serving_stack_charts -> the plan's name key of its release
 CHARTS = (("infra", "infra_release"), ("gaie", "gaie_release"), ("modelservice", "ms_release"))
 CHART_FIELDS = ("ref", "repo", "version")
+# the values key of the chart mark (under ``global``, which every chart's schema leaves free-form)
+MARK_KEY = "aipsChartMark"
 
 
 def values_digest(chart, values, extra=""):
@@ -34,6 +44,14 @@ def values_digest(chart, values, extra=""):
                           "values": values, "extra": extra or ""},
                          sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def chart_mark(chart, extra=""):
+    """sha256 (hex, 20 characters) of a chart's reference, repository and version and ``extra``."""
+    chart = chart or {}
+    payload = json.dumps({"chart": dict((key, chart.get(key) or "") for key in CHART_FIELDS), "extra": extra or ""},
+                         sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:20]
 
 
 def recorded(configmaps):
@@ -58,7 +76,8 @@ def releases(helm_list):
 
 
 def release_plan(records, specs, charts, helm_list, configmaps, extras=None):
-    """What to deploy: ``{deploy: {chart: [slug]}, unchanged: [namespace/release], digests: {slug: {release: digest}}}``.
+    """What to deploy: ``{deploy: {chart: [slug]}, unchanged: [namespace/release], digests: {slug: {release: digest}},
+    marks: {chart: {global: {aipsChartMark: mark}}}}`` (``marks``: the values each release of that chart adds).
 
     ``specs`` maps slug -> the stack spec (its ``values`` per chart key); ``extras`` maps a chart key to
     a string that goes into its digest (the post-renderer's own digest for ``infra``).
@@ -66,7 +85,9 @@ def release_plan(records, specs, charts, helm_list, configmaps, extras=None):
     extras = extras or {}
     live = releases(helm_list)
     done = recorded(configmaps)
-    plan = {"deploy": dict((chart, []) for chart, _key in CHARTS), "unchanged": [], "digests": {}}
+    plan = {"deploy": dict((chart, []) for chart, _key in CHARTS), "unchanged": [], "digests": {},
+            "marks": dict((chart, {"global": {MARK_KEY: chart_mark((charts or {}).get(chart), extras.get(chart))}})
+                          for chart, _key in CHARTS)}
     for record in records or []:
         slug, namespace = record["slug"], record["namespace"]
         plan["digests"][slug] = {}

@@ -13,19 +13,25 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import copy
 import hashlib
+import io
 import json
 import math
 import os
+import re
+import subprocess
+import tarfile
 import time
 import urllib.request
 
 import pytest
 import yaml
 
-from ansible_collections.ai_platform.serving.tests.support import ROOT
+from ansible_collections.ai_platform.serving.tests.support import HARBOR, ROOT
 from ansible_collections.ai_platform.serving.tests.support import hub as hub_fixture
-from ansible_collections.ai_platform.serving.tests.support.lab import GPU_TOLERATION, publish
+from ansible_collections.ai_platform.serving.tests.support.lab import (
+    CHART_FILES, GPU_TOLERATION, UPSTREAM_CHARTS, publish, real_chart_variables)
 
 pytestmark = pytest.mark.xdist_group("serving-stack-deployed")
 
@@ -191,6 +197,64 @@ def test_a_rerun_puts_back_an_edited_object_and_removes_a_retired_one(deployed):
     assert stack.kube.get("configmap", "gateway-defaults-" + slug, namespace) is None
     settled = stack.site()
     assert settled.rc == 0 and settled.changed == 0, str(settled)
+
+
+def push_probe_chart(lab, tmp_path):
+    """The real llm-d-infra chart with one template added (a ConfigMap ``<release>-aips-probe``), same name and
+    version, pushed to ``oci://<harbor>/charts/probe``; its manifest digest."""
+    name, version = CHART_FILES["infra"]
+    original = os.path.join(UPSTREAM_CHARTS, "%s-%s.tgz" % (name, version))
+    probe = tmp_path / ("%s-%s.tgz" % (name, version))
+    template = (b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-aips-probe\n"
+                b"data:\n  chart: changed under the same version\n")
+    with tarfile.open(original) as source, tarfile.open(str(probe), "w:gz") as target:
+        for member in source.getmembers():
+            target.addfile(member, source.extractfile(member) if member.isfile() else None)
+        added = tarfile.TarInfo("%s/templates/aips-probe.yaml" % name)
+        added.size, added.mode = len(template), 0o644
+        target.addfile(added, io.BytesIO(template))
+    env = dict(os.environ, **lab)
+    env["HELM_REGISTRY_CONFIG"] = str(tmp_path / "registry.json")  # never the user's own helm login
+    subprocess.run(["helm", "registry", "login", HARBOR, "--username", lab["AIPS_LAB_HARBOR_USER"], "--password-stdin",
+                    "--ca-file", lab["AIPS_LAB_CA"]], input=lab["AIPS_LAB_HARBOR_TOKEN"], env=env, text=True,
+                   capture_output=True, check=True)
+    pushed = subprocess.run(["helm", "push", str(probe), "oci://%s/charts/probe" % HARBOR, "--ca-file", lab["AIPS_LAB_CA"]],
+                            env=env, text=True, capture_output=True, check=True)
+    digest = re.search(r"Digest: (sha256:[0-9a-f]{64})", pushed.stdout + pushed.stderr)
+    assert digest, pushed
+    return digest.group(1)
+
+
+def helm_revision(stack, category, release):
+    listed = json.loads(subprocess.run(["helm", "list", "--all", "-n", stack.namespace(category), "-o", "json"],
+                                       env=dict(os.environ, **stack.lab), text=True, capture_output=True,
+                                       check=True).stdout)
+    return dict((item["name"], (item["status"], int(item["revision"]))) for item in listed)[release]
+
+
+def test_a_chart_changed_under_the_same_version_is_deployed(deployed, tmp_path):
+    """Helm's own check (kubernetes.core.helm without helm diff) compares chart name, version and values only: a
+    chart whose content changed under the same version, pinned by its new digest, is deployed because the release
+    values carry the chart mark (global.aipsChartMark). Back on the original chart, the added object goes."""
+    stack, run = deployed
+    assert run.rc == 0, str(run)
+    namespace, release = stack.namespace("generative"), "infra-" + stack.slug("generative")
+    status, before = helm_revision(stack, "generative", release)
+    assert status == "deployed"
+    digest = push_probe_chart(stack.lab, tmp_path)
+    charts = copy.deepcopy(real_chart_variables(stack.lab)["aips_charts"])
+    charts["infra"] = dict(charts["infra"], ref="oci://%s/charts/probe/%s@%s" % (HARBOR, CHART_FILES["infra"][0], digest),
+                           version="")
+    probed = stack.site(aips_charts=charts)
+    assert probed.rc == 0 and probed.changed > 0, str(probed)
+    assert helm_revision(stack, "generative", release) == ("deployed", before + 1)
+    assert stack.kube.get("configmap", release + "-aips-probe", namespace) is not None, str(probed)
+    settled = stack.site(aips_charts=charts)
+    assert settled.rc == 0 and settled.changed == 0, str(settled)
+    back = stack.site()
+    assert back.rc == 0, str(back)
+    assert helm_revision(stack, "generative", release) == ("deployed", before + 2)
+    assert stack.kube.get("configmap", release + "-aips-probe", namespace) is None, str(back)
 
 
 SERVED = "ai-platform.serving/served-digest"

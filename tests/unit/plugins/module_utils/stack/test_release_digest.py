@@ -114,3 +114,22 @@ def test_filters_wrap_the_logic_and_name_bad_input():
         filters.release_plan(records, {}, CHARTS, [], [])
     with pytest.raises(AnsibleFilterError, match="release_plan"):
         filters.release_plan([{"slug": "x"}], {}, CHARTS, [], [])
+
+
+def test_the_chart_mark_changes_with_the_chart_or_post_renderer_and_not_with_the_values():
+    """Helm's own check sees only chart name, version and values: the mark in the values is what makes a chart
+    whose content changed under the same version (a new digest) or a new post-renderer an upgrade."""
+    records = [record("a")]
+
+    def marks(charts, extras=None, specs=None):
+        plan = release_digest.release_plan(records, specs or {"a": spec()}, charts, [], [], extras)
+        return dict((chart, values["global"][release_digest.MARK_KEY]) for chart, values in plan["marks"].items())
+
+    first = marks(CHARTS)
+    assert len(set(first.values())) == 3 and all(len(mark) == 20 for mark in first.values())
+    assert marks(CHARTS, specs={"a": spec(4)}) == first
+    pinned = dict(CHARTS, infra=dict(CHARTS["infra"], ref=CHARTS["infra"]["ref"] + "@sha256:" + "1" * 64))
+    moved = marks(pinned)
+    assert moved["infra"] != first["infra"] and moved["gaie"] == first["gaie"]
+    renderer = marks(CHARTS, {"infra": "another post-renderer"})
+    assert renderer["infra"] != first["infra"] and renderer["modelservice"] == first["modelservice"]
