@@ -104,3 +104,26 @@ def settled_result(pvc):
         "metadata": pull_marker.model_metadata(marker),
         "marker": marker,
     }
+
+
+def storage_result(record, held, why=SETTLED):
+    """The role's ``model_storage_results`` entry of a settled model (``held``: its ``settled_result``), in the
+    shape of a pulled model's entry: nothing pulled, the claim, PV and Job kept."""
+    storage = record["storage"]
+    job = {"pvc": "present", "job": "kept", "job_reason": why}
+    if storage.get("pv"):
+        job["pv"] = "present"
+    return {
+        "pvc": storage["pvc"],
+        "namespace": record["namespace"],
+        "reference": (storage.get("oci") or {}).get("reference"),
+        "digest": held.get("digest"),
+        "size": held.get("size"),
+        "files": held.get("files"),
+        "metadata": held.get("metadata") or {},
+        "pull_duration": None,
+        "pull_seconds": 0,
+        "verify_seconds": 0,
+        "reused": True,
+        "job": job,
+    }

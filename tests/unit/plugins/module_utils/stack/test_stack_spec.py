@@ -274,11 +274,32 @@ def test_pull_secret_content():
     assert base64.b64decode(entry["auth"]).decode() == "robot$u:s3cret"
 
 
+def test_every_model_in_one_step_is_each_model_alone_and_its_endpoint(recs):
+    """stack_specs (one task for all models in the role) gives what stack_spec gives for each record, and
+    serving_endpoints what the role publishes as serving_stack_results."""
+    ordered = [recs[slug] for slug in sorted(recs)]
+    settings = {"cluster_domain": "cluster.local", "embeddings_port": 8200}
+    specs = flt.stack_specs(ordered, [values(r, "gaie") for r in ordered], [values(r, "ms") for r in ordered], settings)
+    assert specs == dict((r["slug"], flt.stack_spec(r, values(r, "gaie"), values(r, "ms"), settings)) for r in ordered)
+    endpoints = flt.serving_endpoints(ordered, specs)
+    assert endpoints["qwen3-0-6b-rke2"] == {
+        "namespace": "llm-d-qwen3-0-6b-rke2", "kind": "HTTPRoute", "name": "llm-d-qwen3-0-6b-rke2",
+        "endpoint": specs["qwen3-0-6b-rke2"]["endpoint"]}
+    assert endpoints["all-minilm-l6-v2-rke2"]["kind"] == "Service"
+    assert endpoints["all-minilm-l6-v2-rke2"]["endpoint"].endswith(":8200")
+    with pytest.raises(AnsibleFilterError, match="2 records but 1 gaie"):
+        flt.stack_specs(ordered, [{}], [{}, {}])
+    with pytest.raises(AnsibleFilterError, match="all-MiniLM-L6-v2-rke2 has no stack spec"):
+        flt.serving_endpoints(ordered, {})
+    with pytest.raises(AnsibleFilterError, match="ms_values of Qwen3-0.6B-rke2 must be a mapping"):
+        flt.stack_specs(ordered, [{}, {}], [{}, "not a mapping"])
+
+
 def test_filters(recs):
     rec = recs["all-minilm-l6-v2-rke2"]
     assert sorted(flt.FilterModule().filters()) == [
-        "harbor_pull_secret", "helm_failure", "release_digest_records", "release_plan", "stack_spec", "stamp_served_digests",
-        "unpulled_models"]
+        "harbor_pull_secret", "helm_failure", "release_digest_records", "release_plan", "serving_endpoints", "stack_spec",
+        "stack_specs", "stamp_served_digests", "unpulled_models"]
     secret = flt.harbor_pull_secret(rec, HARBOR, "u", "p")
     assert secret["metadata"] == {"name": "harbor-creds", "namespace": "llm-d-all-minilm-l6-v2-rke2",
                                   "labels": {"app.kubernetes.io/managed-by": "ai_platform.serving"}}

@@ -69,6 +69,21 @@ def test_result_of_a_settled_model_comes_from_the_claim(record, live_fx):
     assert result["marker"]["revisions"][0]["digest"] == DIGEST
 
 
+def test_storage_result_of_a_settled_model_has_the_shape_of_a_pulled_one(record, live_fx):
+    """The role publishes model_storage_results of settled models from this alone (one step for all models)."""
+    held = settled.settled_result(_live(record, live_fx)["pvc"])
+    entry = settled.storage_result(record, held)
+    assert sorted(entry) == sorted(["pvc", "namespace", "reference", "digest", "size", "files", "metadata",
+                                    "pull_duration", "pull_seconds", "verify_seconds", "reused", "job"])
+    assert (entry["pvc"], entry["namespace"]) == (record["storage"]["pvc"], record["namespace"])
+    assert entry["reference"] == record["storage"]["oci"]["reference"]
+    assert (entry["digest"], entry["size"], entry["files"]) == (DIGEST, 91652410, 14)
+    assert entry["metadata"]["model_type"] == "bert" and entry["reused"] is True and entry["pull_duration"] is None
+    assert entry["job"] == {"pvc": "present", "pv": "present", "job": "kept", "job_reason": settled.SETTLED}
+    cloud = _load("records.yml")["cloud"]
+    assert "pv" not in settled.storage_result(cloud, held, "why")["job"]
+
+
 def test_missing_objects_need_the_pull_path(record, live_fx):
     live = _live(record, live_fx)
     for kind, why in (("pvc", "no claim"), ("pv", "no PersistentVolume"), ("job", "no pull Job exists")):
