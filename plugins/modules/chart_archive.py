@@ -44,6 +44,8 @@ options:
         and O(repository) (mutually exclusive with them). Each entry takes those fields.
       - The records of the filter C(ai_platform.serving.chart_plan) can be given as they are; their C(key),
         C(project) and C(destination) are not used.
+      - With O(state=pushed) up to four charts are checked and pushed at the same time; O(state=saved) downloads
+        them one after the other. The results keep the order of O(charts).
     type: list
     elements: dict
     version_added: 0.1.0
@@ -254,7 +256,8 @@ def main():
             if charts is None:
                 result = step(params)
             else:
-                results, failures = oci_archive.transfer_charts(params, step)
+                # pushes are checked side by side; downloads one at a time (helm pull --repo shares its index cache)
+                results, failures = oci_archive.transfer_charts(params, step, 4 if params["state"] == "pushed" else 1)
     except registry.RegistryError as exc:
         module.fail_json(msg=str(exc))
     if charts is None:

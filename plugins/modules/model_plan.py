@@ -199,41 +199,17 @@ problems:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan import DEFAULT_HOSTPATH_ROOT, build_plan
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan_checks import format_problems
-
-SETTINGS = ("models", "models_dir", "cloud_provider", "kubeconfig", "harbor_hostname", "harbor_user",
-            "harbor_token", "gpu_toleration", "hostpath_root", "oras_version", "oras_image", "images", "sync_models")
-
-
-def argspec():
-    return dict(
-        models=dict(type="dict", default={}),
-        models_dir=dict(type="path", required=True),
-        cloud_provider=dict(type="str"),
-        kubeconfig=dict(type="str"),
-        harbor_hostname=dict(type="str"),
-        harbor_user=dict(type="str"),
-        harbor_token=dict(type="str", no_log=True),
-        gpu_toleration=dict(type="dict"),
-        hostpath_root=dict(type="str", default=DEFAULT_HOSTPATH_ROOT),
-        oras_version=dict(type="str"),
-        oras_image=dict(type="str"),
-        images=dict(type="list", elements="dict"),
-        sync_models=dict(type="list", elements="dict", default=[]),
-    )
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan_task import argspec, plan_result
 
 
 def main():
     module = AnsibleModule(argument_spec=argspec(), supports_check_mode=True)
-    records, problems = build_plan(dict((key, module.params[key]) for key in SETTINGS))
-    found = [problem.as_dict() for problem in problems]
-    for problem in problems:
-        if problem.severity == "warning":
-            module.warn(str(problem))
-    if any(problem.severity == "error" for problem in problems):
-        module.fail_json(msg=format_problems(problems), problems=found)
-    module.exit_json(changed=False, records=records, problems=found)
+    result, warnings = plan_result(module.params)
+    for warning in warnings:
+        module.warn(warning)
+    if result.pop("failed", False):
+        module.fail_json(**result)
+    module.exit_json(**result)
 
 
 if __name__ == "__main__":

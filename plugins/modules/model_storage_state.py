@@ -120,7 +120,7 @@ reasons:
   description: Per slug, why it is settled or what makes it need the pull path.
   returned: always
   type: dict
-results:
+storage_results:
   description:
     - Per settled slug, its entry of the model_storage role's C(model_storage_results) (C(pvc), C(namespace),
       C(reference), C(digest), C(size), C(files), C(metadata), C(pull_duration) null, C(pull_seconds) 0,
@@ -186,7 +186,7 @@ def execute_module(module, client):
     records = params["records"]
     found, unreadable, misfits = resolve_all(params)
     result = dict(changed=False, artifacts=found, unreadable=unreadable, misfits=misfits, pull=[], settled={},
-                  reasons={}, results={})
+                  reasons={}, storage_results={})
     if unreadable or misfits:
         module.exit_json(**result)
     claims, volumes, jobs = list_model_cache(client, sorted(set(r["namespace"] for r in records)),
@@ -207,7 +207,7 @@ def execute_module(module, client):
         result["reasons"][slug] = why
         if done:
             result["settled"][slug] = settled.settled_result(live["pvc"])
-            result["results"][slug] = settled.storage_result(record, result["settled"][slug], why)
+            result["storage_results"][slug] = settled.storage_result(record, result["settled"][slug], why)
         else:
             result["pull"].append(slug)
     module.exit_json(**result)

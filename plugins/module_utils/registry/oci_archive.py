@@ -14,6 +14,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import concurrent.futures
 import hashlib
 import json
 import os
@@ -355,24 +356,33 @@ def chart_params(params, entry):
     return one
 
 
-def transfer_charts(params, transfer):
+def transfer_charts(params, transfer, workers=4):
     """Run ``transfer(one_chart_params)`` (save_chart or push_chart with their tools bound) for every
-    ``charts`` entry, in order, one failure not stopping the others.
+    ``charts`` entry, up to ``workers`` at a time (each mostly waits on skopeo, helm and the registry; on a
+    no-op re-run the three stack charts are checked at once), one failure not stopping the others.
 
-    Returns ``(results, failures)``: one result per entry, in the shape of a loop's per-item results
-    (``item`` is the entry; a failed one has ``failed`` and ``msg`` and no ``archive``), and the
-    ``<name>-<version>: <error>`` lines of the failed ones.
+    Returns ``(results, failures)`` in the order of ``charts``: one result per entry, in the shape of a loop's
+    per-item results (``item`` is the entry; a failed one has ``failed`` and ``msg`` and no ``archive``), and
+    the ``<name>-<version>: <error>`` lines of the failed ones.
     """
-    results, failures = [], []
-    for entry in params["charts"]:
+    entries = list(params["charts"])
+
+    def one(entry):
         try:
             result = transfer(chart_params(params, entry))
+            problem = None
         except registry.RegistryError as exc:
             result = dict(changed=False, failed=True, msg=str(exc))
-            failures.append("%s: %s" % (chart_label(entry), exc))
+            problem = "%s: %s" % (chart_label(entry), exc)
         result["item"] = entry
-        results.append(result)
-    return results, failures
+        return result, problem
+
+    if len(entries) > 1 and workers > 1:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=min(workers, len(entries))) as pool:
+            done = list(pool.map(one, entries))
+    else:
+        done = [one(entry) for entry in entries]
+    return [result for result, _problem in done], [problem for _result, problem in done if problem]
 
 
 def charts_failure_message(failures, total):

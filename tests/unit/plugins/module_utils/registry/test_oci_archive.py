@@ -10,6 +10,7 @@ import io
 import json
 import os
 import tarfile
+import threading
 
 import pytest
 import yaml
@@ -262,7 +263,7 @@ def test_push_charts_in_one_call_then_nothing(chart_records, tmp_path):
     fake = FakeRegistry()
     params = chart_list_params(chart_records, tmp_path)
     results, failures = oa.transfer_charts(params, push_step(fake))
-    assert failures == [] and fake.pushes == ["inferencepool", "llm-d-modelservice", "llm-d-infra"]
+    assert failures == [] and sorted(fake.pushes) == ["inferencepool", "llm-d-infra", "llm-d-modelservice"]  # at once, any order
     assert [r["item"] for r in results] == chart_records
     assert all(r["changed"] and r["digest"] == oa.sha256_file(r["archive"]) and r["manifest_digest"] for r in results)
     assert results[1]["reference"] == "harbor.example/charts/llm-d-modelservice:v0.4.12"
@@ -326,7 +327,23 @@ def test_save_charts_in_one_call(chart_records, tmp_path):
     params = chart_list_params(chart_records, tmp_path, "saved")
     results, failures = oa.transfer_charts(params, lambda one: oa.save_chart(one, False, Helm()))
     assert failures == [] and all(r["changed"] for r in results)
-    assert pulled[0] == (chart_records[0]["chart"], "registry.k8s.io")
-    assert pulled[1] == ("llm-d-modelservice", "https://llm-d-incubation.github.io/llm-d-modelservice/")
+    # pulled side by side, in any order
+    assert (chart_records[0]["chart"], "registry.k8s.io") in pulled
+    assert ("llm-d-modelservice", "https://llm-d-incubation.github.io/llm-d-modelservice/") in pulled
     again, _failures = oa.transfer_charts(params, lambda one: oa.save_chart(one, False, Helm()))
     assert not any(r["changed"] for r in again) and len(pulled) == 3
+
+
+def test_charts_are_checked_at_once_and_reported_in_their_order(chart_records, tmp_path):
+    """transfer_charts runs the charts side by side (a no-op re-run waits for one skopeo round, not three) and
+    still returns the results in the order of charts."""
+    started, names = threading.Barrier(3, timeout=10), []
+
+    def step(one):
+        started.wait()  # all three are running together, or this times out
+        names.append(one["name"])
+        return dict(changed=False, archive=one["archive"])
+
+    results, failures = oa.transfer_charts(chart_list_params(chart_records, tmp_path), step)
+    assert failures == [] and sorted(names) == sorted(r["name"] for r in chart_records)
+    assert [r["item"] for r in results] == chart_records

@@ -1,0 +1,32 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""model_plan in the playbook's own process: the options checked against the module's argument spec, then the
+plan built where the playbook runs (the module's documented place: delegate_to localhost). It reads files only,
+so a module process of its own (about half a second of every run) buys nothing. Shared logic:
+plugins/module_utils/plan_task.py."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan_task import argspec, plan_result
+
+
+class ActionModule(ActionBase):
+    TRANSFERS_FILES = False
+    _requires_connection = False
+    _supports_check_mode = True
+    _supports_async = False
+
+    def run(self, tmp=None, task_vars=None):
+        result = super(ActionModule, self).run(tmp, task_vars)
+        del tmp  # not used
+        _validation, params = self.validate_argument_spec(argument_spec=argspec())
+        outcome, warnings = plan_result(params)
+        result.update(outcome)
+        if warnings:
+            result["warnings"] = list(result.get("warnings") or []) + warnings
+        return result

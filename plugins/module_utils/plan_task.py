@@ -1,0 +1,46 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The model_plan task: its options and its result, shared by the module (plugins/modules/model_plan.py, the
+documented entry point) and the action that runs it on the controller in the playbook's own process
+(plugins/action/model_plan.py: the plan only reads the models folder where it runs, so it needs no module
+process of its own)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import DEFAULT_HOSTPATH_ROOT, build_plan
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan_checks import format_problems
+
+SETTINGS = ("models", "models_dir", "cloud_provider", "kubeconfig", "harbor_hostname", "harbor_user",
+            "harbor_token", "gpu_toleration", "hostpath_root", "oras_version", "oras_image", "images", "sync_models")
+
+
+def argspec():
+    return dict(
+        models=dict(type="dict", default={}),
+        models_dir=dict(type="path", required=True),
+        cloud_provider=dict(type="str"),
+        kubeconfig=dict(type="str"),
+        harbor_hostname=dict(type="str"),
+        harbor_user=dict(type="str"),
+        harbor_token=dict(type="str", no_log=True),
+        gpu_toleration=dict(type="dict"),
+        hostpath_root=dict(type="str", default=DEFAULT_HOSTPATH_ROOT),
+        oras_version=dict(type="str"),
+        oras_image=dict(type="str"),
+        images=dict(type="list", elements="dict"),
+        sync_models=dict(type="list", elements="dict", default=[]),
+    )
+
+
+def plan_result(params):
+    """``(result, warnings)`` of the validated options: the result has ``records`` and ``problems``, and
+    ``failed`` with ``msg`` listing every problem when one is an error. The token is never in it."""
+    records, problems = build_plan(dict((key, params.get(key)) for key in SETTINGS))
+    found = [problem.as_dict() for problem in problems]
+    warnings = [str(problem) for problem in problems if problem.severity == "warning"]
+    if any(problem.severity == "error" for problem in problems):
+        return dict(failed=True, msg=format_problems(problems), problems=found), warnings
+    return dict(changed=False, records=records, problems=found), warnings
