@@ -33,7 +33,8 @@ CONTROLLER_ONLY = frozenset(
         "set_fact", "debug", "assert", "fail", "include_tasks", "import_tasks", "include_role", "import_role",
         "include_vars", "meta", "add_host", "group_by", "set_stats", "pause", "validate_argument_spec",
         "noop")) | frozenset(("set_fact", "debug", "assert", "fail", "include_tasks", "import_tasks",
-                              "include_role", "import_role", "include_vars", "meta", "validate_argument_spec"))
+                              "include_role", "import_role", "include_vars", "meta", "validate_argument_spec")) \
+    | frozenset(("ai_platform.serving.model_plan", "model_plan"))  # its action plugin builds the plan in-process
 
 
 class CallbackModule(CallbackBase):

@@ -23,7 +23,8 @@ description:
     by the module, not by option types or choices, and of O(kubeconfig) and O(harbor_token) only the
     presence matters; the token is never returned.
   - "Run it on the controller (C(delegate_to: localhost), C(run_once: true)): it reads the models folder
-    where it runs."
+    where it runs. Its action plugin runs it in the playbook's own process (no module process is started):
+    the options are checked against this argument spec there."
   - Names are derived in one place, the same as the name filters (for example
     P(ai_platform.serving.resource_names#filter)).
 options:

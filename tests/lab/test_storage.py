@@ -44,7 +44,12 @@ def test_job_writes_into_hostpath_pv_bound_by_node_affinity(
         job = _writer_job("write", "model", busybox_image,
                           ["sh", "-c", "echo from-pod > /data/.pulled"])
         job["spec"]["template"]["spec"]["imagePullSecrets"] = [{"name": harbor_creds}]
-        kube.apply(pvc, job, namespace=namespace)
+        # the claim bound first: a pod created before the binding waits for the scheduler's retry of unschedulable
+        # pods (up to 5 minutes), which once outlasted the Job's wait on a freshly built lab
+        kube.apply(pvc, namespace=namespace)
+        kube.wait_for("claim %s/model to bind" % namespace,
+                      lambda: (kube.get("pvc", "model", namespace) or {}).get("status", {}).get("phase") == "Bound")
+        kube.apply(job, namespace=namespace)
         kube.wait_job_complete("write", namespace)
         assert kube.get("pvc", "model", namespace)["status"]["phase"] == "Bound"
         assert (host_dir / ".pulled").read_text() == "from-pod\n"
