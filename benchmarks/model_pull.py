@@ -10,18 +10,24 @@
    time as the Job's oras concurrency), then sync.
 3. The model_storage role creates the PV, claim and pull Job (without waiting); this process then
    waits with the same code the module runs (pull_wait.PullWaiter on kubernetes.core's client).
-   Pull throughput comes from the Job's own log timestamps (start of `oras pull` to its end, and to
-   the end of the digest re-check); the completion-to-return latency is the waiter's return time
-   minus the timestamp of the Job's last log line. Beside the wait, two watches note when each
-   signal first reached the API in the same run: the pull container's terminated state (what the
-   wait reacts to), the pod's phase Succeeded (what it reacted to before) and the Job's Complete
-   condition (the record; the signal before that), each after the Job's last log line.
+   Pull times come from the Job's own log timestamps: start of `oras pull` to its end, and to the
+   marker written and synced (what curl's figure, which ends with a sync, compares with). The
+   completion-to-return latency is the waiter's return time minus the timestamp of the Job's last log
+   line. Beside the wait, two watches note when each signal first reached the API: the pull container's
+   terminated state (what the wait reacts to), the pod's phase Succeeded (what it reacted to before)
+   and the Job's Complete condition (the record; the signal before that), after the Job's last log line.
+4. The same pull once more with ``model_storage_pull_http2: true``: oras multiplexing every blob over
+   one HTTP/2 connection, as the Job did before it kept to HTTP/1.1.
+
+Steps 2 to 4 run back to back in each of ``--rounds`` rounds (the claim emptied and the Job deleted
+before each pull); the ratios are the medians of the rounds' own ratios, since the two cores are shared
+with the registry and the cluster and a single figure moves by a third between runs.
 
     source .venv/bin/activate && eval "$(lab/lab env)"
-    python benchmarks/model_pull.py [--size-mib 1024] [--files 8] [--concurrency 4] [--short]
+    python benchmarks/model_pull.py [--size-mib 1024] [--files 8] [--concurrency 4] [--rounds 3] [--short]
 
 Needs the lab up (fails otherwise). Prints one line per figure and the ratios
-(issue 17's targets: pull/curl >= 0.9, completion-to-return <= 1 s). ``--short`` (64 MiB in 4 files) only
+(issue 17's targets: pull/curl >= 0.9, completion-to-return <= 1 s). ``--short`` (64 MiB in 4 files, one round) only
 proves the benchmark still runs (scripts/test.sh bench-short); its figures mean little.
 """
 
@@ -106,7 +112,7 @@ def curl_blobs(env, repository, digest, dest, concurrency):
 
 # The pull script's log lines (plugins/module_utils/storage/pull_script.py) whose timestamps this benchmark reads.
 LOG_MARKS = (("start", "model-pull: pulling "), ("pulled", "model-pull: pulled "),
-             ("verified", "model-pull: verified "))
+             ("verified", "model-pull: verified "), ("marker", "model-pull: marker written"))
 
 
 def log_times(kube, namespace, job):
@@ -169,17 +175,82 @@ class SignalClock(object):
         return self.seen[key] - moment if key in self.seen else None
 
 
+def clear_claim(model, kube):
+    """Delete the pull Job (and its pods) and empty the model's hostPath directory, so the next apply pulls anew."""
+    kube.run("delete", "job", "-n", model.namespace, model.job, "--ignore-not-found", "--cascade=foreground",
+             "--wait=true", "--timeout=120s")
+    for entry in os.listdir(model.hostpath_dir):
+        path = os.path.join(model.hostpath_dir, entry)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        else:
+            os.unlink(path)
+
+
+def job_pull(env, kube, model, digest, concurrency, http2):
+    """One pull by the model_storage Job into an empty claim; its figures from the Job's log and the waits."""
+    from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import PullApi
+    from ansible_collections.ai_platform.serving.plugins.module_utils.storage.pull_wait import PullWaiter
+    from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
+    import threading
+    clear_claim(model, kube)
+    client = get_api_client(kubeconfig=env["KUBECONFIG"])
+    # The watches and the wait start before the play creates the Job, so a pull that ends before the play
+    # returns is still timed: the wait (the module's code) begins as soon as the Job exists.
+    signals = SignalClock(env["KUBECONFIG"], model.namespace, model.job)
+    waited = {}
+
+    def wait():
+        api = PullApi(client, model.namespace, model.job)
+        while api.get_job() is None:
+            time.sleep(0.2)
+        waited["began"] = time.time()
+        waited["state"], _job, _pods, waited["seconds"] = PullWaiter(api, digest).wait(1800)
+        waited["returned"] = time.time()
+    waiter = threading.Thread(target=wait, daemon=True)
+    waiter.start()
+    created = model.apply(model_storage_wait=False, model_storage_pull_concurrency=concurrency,
+                          model_storage_pull_http2=http2)
+    if created.rc != 0:
+        raise SystemExit(repr(created))
+    waiter.join(1800)
+    if waited.get("state") != "complete":
+        raise SystemExit("the pull ended %s" % waited.get("state"))
+    marks = log_times(kube, model.namespace, model.job)
+    figures = {"pull": marks["pulled"] - marks["start"], "marker": marks["marker"] - marks["start"],
+               "wait": waited["seconds"], "latency": None}
+    if marks["last"] >= waited["began"]:
+        figures["latency"] = waited["returned"] - marks["last"]
+    figures["seen"] = [signals.after(marks["last"], key) for key in ("terminated", "succeeded", "complete")]
+    return figures
+
+
+def median(values):
+    values = sorted(value for value in values if value is not None)
+    if not values:
+        return None
+    middle = len(values) // 2
+    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2.0
+
+
+def seconds(value):
+    return "n/a" if value is None else "%.2f s" % value
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-mib", type=int, default=None, help="1024, or 64 with --short")
     parser.add_argument("--files", type=int, default=None, help="8, or 4 with --short")
     parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=None, help="3, or 1 with --short")
     parser.add_argument("--short", action="store_true", help="a small artifact: proves the benchmark runs")
     args = parser.parse_args()
     if args.size_mib is None:
         args.size_mib = 64 if args.short else 1024
     if args.files is None:
         args.files = 4 if args.short else 8
+    if args.rounds is None:
+        args.rounds = 1 if args.short else 3
 
     # the lab test helpers (environment, kubectl) and model_storage's test model (inventory, apply, cleanup)
     from ansible_collections.ai_platform.serving.tests.support import lab as labplay
@@ -194,12 +265,6 @@ def main():
         repository = "ai-models/bench-pull-%s" % uuid.uuid4().hex[:6]
         digest = push(env, hub, titles, "%s/%s:v1" % (HARBOR, repository))
         shutil.rmtree(hub)
-
-        baseline_dir = os.path.join(hostpath_root, "bench-curl-%s" % uuid.uuid4().hex[:6])
-        os.makedirs(baseline_dir)
-        curl_seconds, size = curl_blobs(env, repository, digest, baseline_dir, args.concurrency)
-        shutil.rmtree(baseline_dir)
-
         tmp = os.path.join(workdir, "model")
         os.makedirs(tmp)
         from pathlib import Path
@@ -207,60 +272,58 @@ def main():
                          storage_size="%dGi" % (args.size_mib // 1024 + 2))
         model.source["harborRef"] = "%s/%s:v1" % (HARBOR, repository)
         model.source["modelUri"] = "hub/bench/%s" % repo_folder.split("--", 2)[2]
-        from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import PullApi
-        from ansible_collections.ai_platform.serving.plugins.module_utils.storage.pull_wait import PullWaiter
-        from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
-        import threading
-        client = get_api_client(kubeconfig=env["KUBECONFIG"])
-        # The watches and the wait start before the play creates the Job, so a pull that ends before the play
-        # returns is still timed: the wait (the module's code) begins as soon as the Job exists.
-        signals = SignalClock(env["KUBECONFIG"], model.namespace, model.job)
-        waited = {}
 
-        def wait():
-            api = PullApi(client, model.namespace, model.job)
-            while api.get_job() is None:
-                time.sleep(0.2)
-            waited["began"] = time.time()
-            waited["state"], _job, _pods, waited["seconds"] = PullWaiter(api, digest).wait(1800)
-            waited["returned"] = time.time()
-        waiter = threading.Thread(target=wait, daemon=True)
-        waiter.start()
-        created = model.apply(model_storage_wait=False, model_storage_pull_concurrency=args.concurrency)
-        if created.rc != 0:
-            raise SystemExit(repr(created))
-        waiter.join(1800)
-        wait_began, returned, state = waited.get("began", 0), waited.get("returned", 0), waited.get("state")
-        if state != "complete":
-            raise SystemExit("the pull ended %s" % state)
-        marks = log_times(kube, model.namespace, model.job)
-        pull_seconds = marks["pulled"] - marks["start"]
-        verified_seconds = marks["verified"] - marks["start"]
-        latency = returned - marks["last"]
+        size = None
+        rounds = []
+        # each round, side by side: curl, the Job as it pulls (HTTP/1.1), the Job over HTTP/2 (as before)
+        for number in range(1, args.rounds + 1):
+            baseline_dir = os.path.join(hostpath_root, "bench-curl-%s" % uuid.uuid4().hex[:6])
+            os.makedirs(baseline_dir)
+            curl_seconds, size = curl_blobs(env, repository, digest, baseline_dir, args.concurrency)
+            shutil.rmtree(baseline_dir)
+            http1 = job_pull(env, kube, model, digest, args.concurrency, http2=False)
+            http2 = job_pull(env, kube, model, digest, args.concurrency, http2=True)
+            rounds.append({"curl": curl_seconds, "http1": http1, "http2": http2})
+            print("round %d: curl %.2f s; Job over HTTP/1.1: oras pull %.2f s, to the marker %.2f s; "
+                  "Job over HTTP/2: oras pull %.2f s, to the marker %.2f s"
+                  % (number, curl_seconds, http1["pull"], http1["marker"], http2["pull"], http2["marker"]),
+                  flush=True)
+
         mb = size / 1e6
-        print("artifact            %d files, %.1f MB, digest %s" % (len(titles), mb, digest))
-        print("curl to disk        %.2f s  %.0f MB/s  (%d at a time, then sync)" % (curl_seconds, mb / curl_seconds,
-                                                                                     args.concurrency))
-        print("oras pull in Job    %.2f s  %.0f MB/s" % (pull_seconds, mb / pull_seconds))
-        print("verified pull       %.2f s  %.0f MB/s  (to the marker; oras checks each blob's sha256 as it writes, "
-              "no second read unless model_storage_verify)" % (verified_seconds, mb / verified_seconds))
-        print("wait                %.2f s in all" % waited["seconds"])
-        if marks["last"] < wait_began:
-            print("completion->return  n/a  (the Job's last log line came %.2f s before the wait began)"
-                  % (wait_began - marks["last"]))
-        else:
-            print("completion->return  %.2f s  (target <= 1 s)" % latency)
-        seen = [(label, signals.after(marks["last"], key)) for label, key in (
-            ("container terminated (the wait's signal)", "terminated"),
-            ("pod phase Succeeded (the signal before)", "succeeded"),
-            ("Job Complete (the record, the first signal)", "complete"))]
-        for label, seconds in seen:
-            print("completion->seen    %s  %s" % ("%.2f s" % seconds if seconds is not None else "n/a", label))
-        if all(seconds for _label, seconds in seen):
+        curl_median = median(item["curl"] for item in rounds)
+        pull_median = median(item["http1"]["pull"] for item in rounds)
+        marker_median = median(item["http1"]["marker"] for item in rounds)
+        http2_median = median(item["http2"]["pull"] for item in rounds)
+        print("artifact            %d files, %.1f MB, digest %s; %d round(s), medians below"
+              % (len(titles), mb, digest, len(rounds)))
+        print("curl to disk        %.2f s  %.0f MB/s  (%d at a time, then sync)"
+              % (curl_median, mb / curl_median, args.concurrency))
+        print("oras pull in Job    %.2f s  %.0f MB/s  (HTTP/1.1, a connection per blob; oras checks each blob's "
+              "sha256 as it writes)" % (pull_median, mb / pull_median))
+        print("verified pull       %.2f s  %.0f MB/s  (to the marker written and synced; no second read unless "
+              "model_storage_verify)" % (marker_median, mb / marker_median))
+        print("oras pull, HTTP/2   %.2f s  %.0f MB/s  (model_storage_pull_http2: true, the Job before this change)"
+              % (http2_median, mb / http2_median))
+        first = rounds[0]["http1"]
+        print("wait                %.2f s in all (round 1)" % first["wait"])
+        print("completion->return  %s  (median; target <= 1 s)%s"
+              % (seconds(median(item["http1"]["latency"] for item in rounds)),
+                 "" if first["latency"] is not None else " (n/a: the Job's last log line came before the wait began)"))
+        labels = ("container terminated (the wait's signal)", "pod phase Succeeded (the signal before)",
+                  "Job Complete (the record, the first signal)")
+        seen = [median(item["http1"]["seen"][index] for item in rounds) for index in range(3)]
+        for label, value in zip(labels, seen):
+            print("completion->seen    %s  %s (median)" % (seconds(value), label))
+        if all(seen):
             print("ratio seen terminated/phase %.2f, terminated/Job Complete %.2f"
-                  % (seen[0][1] / seen[1][1], seen[0][1] / seen[2][1]))
-        print("ratio pull/curl     %.2f  (target >= 0.9)" % (curl_seconds / pull_seconds))
-        print("ratio verified/curl %.2f" % (curl_seconds / verified_seconds))
+                  % (seen[0] / seen[1], seen[0] / seen[2]))
+        # each ratio is the median of the rounds' own ratios (curl and the pulls of one round ran back to back)
+        print("ratio pull/curl     %.2f  (target >= 0.9)"
+              % median(item["curl"] / item["http1"]["pull"] for item in rounds))
+        print("ratio verified/curl %.2f  (to the marker)"
+              % median(item["curl"] / item["http1"]["marker"] for item in rounds))
+        print("ratio HTTP/2 pull/HTTP/1.1 pull %.2f  (the time over HTTP/2 over the time over HTTP/1.1)"
+              % median(item["http2"]["pull"] / item["http1"]["pull"] for item in rounds))
     finally:
         if model is not None:
             model.cleanup()

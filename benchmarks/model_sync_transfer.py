@@ -75,15 +75,21 @@ print(json.dumps({"digest": result["digest"], "uploaded_bytes": result["uploaded
 """
 
 
-def model_sync_push(reg, model_dir, artifact, oras, work):
+# GODEBUG for the "before" rows: Go's HTTP/2 client allowed, as the registry tools ran before they kept to
+# HTTP/1.1 (registry.tools.go_http1_env respects a GODEBUG that already sets http2client).
+HTTP2 = "http2client=1"
+
+
+def model_sync_push(reg, model_dir, artifact, oras, work, godebug=None):
     params = dict(repo_id="bench/model", revision=COMMIT, source="local_dir", local_path=model_dir,
                   reference="%s/bench/%s:v1" % (reg.host, artifact), registry_username=reg.user,
                   registry_password=reg.password, ca_file=reg.ca, oras_path=oras, work_dir=work,
                   progress_file=os.path.join(work, artifact + ".progress.log"))
     os.sync()
     started = time.monotonic()
+    env = dict(os.environ, GODEBUG=godebug) if godebug else None
     proc = subprocess.run([sys.executable, "-c", SYNC_SCRIPT, os.path.join(ROOT, ".collections"), json.dumps(params)],
-                          capture_output=True, text=True, check=False)
+                          capture_output=True, text=True, check=False, env=env)
     elapsed = time.monotonic() - started
     if proc.returncode != 0:
         raise SystemExit("model_sync push failed: %s" % proc.stderr[-2000:])
@@ -157,13 +163,14 @@ def curl_pull(reg, curlrc, digests, dest, jobs, repo):
     return parallel(jobs, list(digests.values()), download)
 
 
-def oras_pull(reg, oras, reference, dest, jobs):
+def oras_pull(reg, oras, reference, dest, jobs, godebug="http2client=0"):
+    """oras pull as the pull Job runs it: HTTP/1.1 (the Job's GODEBUG) unless ``godebug`` says otherwise."""
     os.makedirs(dest)
     config = reg.docker_config(os.path.join(os.path.dirname(dest), "pull-auth.json"))
     os.sync()
     started = time.monotonic()
     subprocess.run([oras, "pull", "--registry-config", config, "--ca-file", reg.ca, "--concurrency", str(jobs),
-                    reference], cwd=dest, check=True, capture_output=True)
+                    reference], cwd=dest, check=True, capture_output=True, env=dict(os.environ, GODEBUG=godebug))
     return time.monotonic() - started
 
 
@@ -196,7 +203,7 @@ def main():
         print("artifact: %d files, %.0f MB; %d parallel transfers; registry %s (TLS, htpasswd); best of %d"
               % (len(files), mb, args.jobs, reg.host, args.rounds))
 
-        best = dict(curl_up=None, ms_up=None, curl_down=None, oras_down=None)
+        best = dict(curl_up=None, ms_up=None, ms_up_h2=None, curl_down=None, oras_down=None, oras_down_h2=None)
 
         def keep(key, seconds):
             best[key] = seconds if best[key] is None else min(best[key], seconds)
@@ -207,24 +214,33 @@ def main():
             keep("curl_up", seconds)
             seconds, pushed = model_sync_push(reg, os.path.join(tmp, "small"), "small-%d" % round_, args.oras, work)
             keep("ms_up", seconds)
-            for dest in ("curl-pull", "oras-pull"):
+            keep("ms_up_h2", model_sync_push(reg, os.path.join(tmp, "small"), "small-h2-%d" % round_, args.oras, work,
+                                             godebug=HTTP2)[0])
+            for dest in ("curl-pull", "oras-pull", "oras-pull-h2"):
                 shutil.rmtree(os.path.join(tmp, dest), ignore_errors=True)
             keep("curl_down", curl_pull(reg, curlrc, digests, os.path.join(tmp, "curl-pull"), args.jobs,
                                         "curl-%d" % round_))
             keep("oras_down", oras_pull(reg, args.oras, "%s/bench/small-%d@%s" % (reg.host, round_, pushed["digest"]),
                                         os.path.join(tmp, "oras-pull", "hub"), args.jobs))
+            keep("oras_down_h2", oras_pull(reg, args.oras, "%s/bench/small-%d@%s" % (reg.host, round_, pushed["digest"]),
+                                           os.path.join(tmp, "oras-pull-h2", "hub"), args.jobs, godebug=HTTP2))
         again, repeat = model_sync_push(reg, os.path.join(tmp, "small"), "small-0", args.oras, work)
         curl_up, ms_up, curl_down, oras_down = best["curl_up"], best["ms_up"], best["curl_down"], best["oras_down"]
 
         print("push  curl       %7.1f MB/s  (%.2f s)" % (mb / curl_up, curl_up))
         print("push  model_sync %7.1f MB/s  (%.2f s, includes sha256 verification)  ratio %.2f of curl"
               % (mb / ms_up, ms_up, curl_up / ms_up))
+        print("push  model_sync over HTTP/2 %7.1f MB/s  (%.2f s, as before the tools kept to HTTP/1.1)  ratio %.2f of curl"
+              % (mb / best["ms_up_h2"], best["ms_up_h2"], curl_up / best["ms_up_h2"]))
         print("pull  curl       %7.1f MB/s  (%.2f s)" % (mb / curl_down, curl_down))
         print("pull  oras       %7.1f MB/s  (%.2f s)  ratio %.2f of curl" % (mb / oras_down, oras_down,
                                                                             curl_down / oras_down))
+        print("pull  oras over HTTP/2 %7.1f MB/s  (%.2f s, as the pull Job did before)  ratio %.2f of curl"
+              % (mb / best["oras_down_h2"], best["oras_down_h2"], curl_down / best["oras_down_h2"]))
         print("re-run unchanged: %.2f s, %d blob bytes uploaded" % (again, repeat["uploaded_bytes"]))
         shutil.rmtree(os.path.join(tmp, "curl-pull"))
         shutil.rmtree(os.path.join(tmp, "oras-pull"))
+        shutil.rmtree(os.path.join(tmp, "oras-pull-h2"))
 
         large = make_model(os.path.join(tmp, "large"), int(args.large_gib * 1024))
         shutil.rmtree(os.path.join(tmp, "small"))

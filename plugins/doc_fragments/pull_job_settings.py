@@ -34,6 +34,14 @@ options:
         corrupted registry blob runs both ways.
     type: bool
     default: false
+  http2:
+    description:
+      - Let oras multiplex its concurrent blob downloads over one HTTP/2 connection when the registry offers HTTP/2.
+      - Off by default, the Job sets C(GODEBUG=http2client=0) and oras opens one HTTP/1.1 connection per blob, as
+        the controller's registry tools do. Over one connection the TLS work of every blob runs on one core at
+        each end; on the lab the pull of 1 GiB in 9 blobs took 2.1-2.3 s this way and 3.2-3.9 s over HTTP/2.
+    type: bool
+    default: false
   resources:
     description: Resources of the pull container (requests and limits).
     type: dict

@@ -62,6 +62,7 @@ def pull_job_settings_argspec(**options):
         "concurrency": dict(type="int", default=4),
         "progress_seconds": dict(type="int", default=10),
         "verify": dict(type="bool", default=False),
+        "http2": dict(type="bool", default=False),
         "resources": dict(type="dict"),
         "follow_model_affinity": dict(type="bool", default=True),
         "image_pull_policy": dict(type="str", default="IfNotPresent", choices=["Always", "IfNotPresent", "Never"]),
@@ -74,7 +75,7 @@ def pull_job_settings_argspec(**options):
 
 def pull_job_options(params):
     """The pull Job's settings among a module's ``params``, as the Job builders take them (``uid``, not ``run_as_user``)."""
-    names = ("concurrency", "progress_seconds", "verify", "resources", "follow_model_affinity",
+    names = ("concurrency", "progress_seconds", "verify", "http2", "resources", "follow_model_affinity",
              "image_pull_policy", "active_deadline_seconds")
     options = dict((name, params[name]) for name in names)
     options["uid"] = params["run_as_user"]

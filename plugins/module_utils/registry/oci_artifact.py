@@ -21,6 +21,7 @@ import os
 import subprocess
 import time
 
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry import tools as registry
 from ansible_collections.ai_platform.serving.plugins.module_utils.sync.hf_cache import repo_folder
 
 ARTIFACT_TYPE = "application/vnd.ai-platform.hf-model.v1"
@@ -189,7 +190,7 @@ def run_streaming(argv, cwd, on_line):
     needs its progress while it runs.
     """
     proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, universal_newlines=True)
+                            stdin=subprocess.DEVNULL, universal_newlines=True, env=registry.go_http1_env())
     lines = []
     for line in proc.stdout:
         lines.append(line)

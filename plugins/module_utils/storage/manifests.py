@@ -22,6 +22,7 @@ import json
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan_schema import ACCESS_RWO, STORAGE_HARBOR
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import reference as oci_reference
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry import tools as registry_tools
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pod_security
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.pull_marker import (
     ANNOTATED_KEYS, ANNOTATION_DIGEST, ANNOTATION_REFERENCE)
@@ -152,7 +153,7 @@ def holder_affinity(node):
         {"matchExpressions": [{"key": naming.HOSTNAME_LABEL, "operator": "In", "values": [node]}]}]}}}
 
 
-def job_manifest(record, digest, expected_size=0, concurrency=4, verify=False, resources=None,
+def job_manifest(record, digest, expected_size=0, concurrency=4, verify=False, http2=False, resources=None,
                  follow_model_affinity=True, image_pull_policy="IfNotPresent", uid=pod_security.DEFAULT_UID,
                  active_deadline_seconds=DEFAULT_DEADLINE_SECONDS, progress_seconds=DEFAULT_PROGRESS_SECONDS,
                  holder_node=None):
@@ -161,7 +162,8 @@ def job_manifest(record, digest, expected_size=0, concurrency=4, verify=False, r
     Its pod passes Pod Security "restricted": it runs as ``uid`` (group and fsGroup too), drops
     every capability, uses RuntimeDefault seccomp and a read-only root filesystem; it writes only
     the claim and an emptyDir at /tmp. CPU, memory and ephemeral storage are limited, and the Job
-    is killed after ``active_deadline_seconds``. ``holder_node`` (claim_holder_node) places it on
+    is killed after ``active_deadline_seconds``. Without ``http2``, oras keeps to HTTP/1.1, one connection per
+    blob (GODEBUG). ``holder_node`` (claim_holder_node) places it on
     the node whose serving pods hold a single-node claim; it is left out of the spec hash, so a
     Job already done is not replaced because the serving pods moved.
     """
@@ -184,6 +186,8 @@ def job_manifest(record, digest, expected_size=0, concurrency=4, verify=False, r
         {"name": "HOME", "value": SCRATCH_DIR},
         {"name": "TMPDIR", "value": SCRATCH_DIR},
     ]
+    if not http2:   # one HTTP/1.1 connection per blob (pull_job_settings' http2, registry.tools.GO_HTTP1)
+        env.append({"name": "GODEBUG", "value": registry_tools.GO_HTTP1})
     mounts = [{"name": "model-cache", "mountPath": storage["mount_path"]},
               {"name": "scratch", "mountPath": SCRATCH_DIR}]
     volumes = [{"name": "model-cache", "persistentVolumeClaim": {"claimName": storage["pvc"]}},

@@ -81,6 +81,9 @@ def test_corrupted_blob_fails_the_pull_and_writes_no_marker(model_factory, kube,
     assert "pull Job %s/%s failed" % (model.namespace, model.job) in run.output, str(run)
     if not rehash:   # oras-go checks each blob's digest and size while it writes the file
         assert "mismatch" in run.output, run.output[-4000:]
+    # ... over HTTP/1.1, one connection per blob, as every pull Job does unless model_storage_pull_http2
+    container = kube.get("job", model.job, model.namespace)["spec"]["template"]["spec"]["containers"][0]
+    assert {"name": "GODEBUG", "value": "http2client=0"} in container["env"]
     assert model.marker() is None
     assert entry["digest"]
 

@@ -35,5 +35,5 @@ def test_pull_job_settings_are_one_spec_and_map_to_the_job_options():
     params = dict((name, option.get("default")) for name, option in spec.items())
     options = args_common.pull_job_options(params)
     assert options["uid"] == 65532 and "run_as_user" not in options and "record" not in options
-    assert sorted(options) == ["active_deadline_seconds", "concurrency", "follow_model_affinity", "image_pull_policy",
-                               "progress_seconds", "resources", "uid", "verify"]
+    assert sorted(options) == ["active_deadline_seconds", "concurrency", "follow_model_affinity", "http2",
+                               "image_pull_policy", "progress_seconds", "resources", "uid", "verify"]

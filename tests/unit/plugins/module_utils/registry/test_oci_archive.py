@@ -347,3 +347,9 @@ def test_charts_are_checked_at_once_and_reported_in_their_order(chart_records, t
     results, failures = oa.transfer_charts(chart_list_params(chart_records, tmp_path), step)
     assert failures == [] and sorted(names) == sorted(r["name"] for r in chart_records)
     assert [r["item"] for r in results] == chart_records
+
+
+def test_tools_run_with_go_kept_on_http1(monkeypatch):
+    monkeypatch.setenv("GODEBUG", "madvdontneed=1")
+    rc, out, err = oa.run(["sh", "-c", 'echo "$GODEBUG"'])
+    assert (rc, out, err) == (0, b"madvdontneed=1,http2client=0\n", "")

@@ -133,3 +133,9 @@ def test_run_streaming_feeds_lines():
     seen = []
     rc, out = oa.run_streaming(["sh", "-c", "echo one; echo two >&2; exit 3"], None, seen.append)
     assert rc == 3 and seen == ["one\n", "two\n"] and out == "one\ntwo\n"
+
+
+def test_run_streaming_keeps_go_tools_on_http1(monkeypatch):
+    monkeypatch.delenv("GODEBUG", raising=False)
+    rc, out = oa.run_streaming(["sh", "-c", 'echo "$GODEBUG"'], None, lambda line: None)
+    assert rc == 0 and out == "http2client=0\n"

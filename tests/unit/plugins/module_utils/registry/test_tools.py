@@ -30,6 +30,15 @@ def test_parse_rejects(bad):
         registry.parse_reference(bad)
 
 
+def test_go_tools_are_kept_on_http1_and_other_godebug_settings_stay():
+    assert registry.go_http1_env({"PATH": "/bin"}) == {"PATH": "/bin", "GODEBUG": "http2client=0"}
+    assert registry.go_http1_env({"GODEBUG": "madvdontneed=1"})["GODEBUG"] == "madvdontneed=1,http2client=0"
+    # a user who chose HTTP/2 keeps it
+    assert registry.go_http1_env({"GODEBUG": "http2client=1,x=2"})["GODEBUG"] == "http2client=1,x=2"
+    assert registry.go_http1_env()["GODEBUG"].endswith("http2client=0") or "http2client=" in os.environ.get(
+        "GODEBUG", "")
+
+
 def test_redact():
     assert registry.redact("pw=hunter2 again hunter2", ["hunter2", None, ""]) == "pw=******** again ********"
     assert registry.redact(None, ["x"]) is None

@@ -101,6 +101,17 @@ def test_job_needs_a_digest(records):
         manifests.job_manifest(records["claim"], DIGEST)
 
 
+def test_job_keeps_oras_on_http1_unless_http2_is_allowed(records):
+    def env(job):
+        return dict((e["name"], e["value"]) for e in job["spec"]["template"]["spec"]["containers"][0]["env"])
+    one_connection_per_blob = manifests.job_manifest(records["on_prem"], DIGEST)
+    assert env(one_connection_per_blob)["GODEBUG"] == "http2client=0"
+    multiplexed = manifests.job_manifest(records["on_prem"], DIGEST, http2=True)
+    assert "GODEBUG" not in env(multiplexed)
+    key = manifests.ANNOTATION_SPEC_HASH   # a changed setting replaces the Job (Jobs are immutable)
+    assert one_connection_per_blob["metadata"]["annotations"][key] != multiplexed["metadata"]["annotations"][key]
+
+
 def test_spec_hash_tracks_the_spec(records):
     one = manifests.job_manifest(records["on_prem"], DIGEST)
     same = manifests.job_manifest(copy.deepcopy(records["on_prem"]), DIGEST)
