@@ -5,7 +5,8 @@
 """Second run / first run of playbooks/site.yml on the lab, measured in one run; asserts nothing.
 
     source .venv/bin/activate; eval "$(lab/lab env)"
-    python benchmarks/site_rerun.py [--rounds 1] [--short] [--models 1,2,4,12] [--before DIR] [--calls] [--tasks N]
+    python benchmarks/site_rerun.py [--rounds 1] [--short] [--models 1,2,4,12] [--before DIR] [--calls] \
+        [--tasks N] [--no-settle]
 
 It first runs playbooks/sync.yml (the embedder's artifact; nothing changes when it is there,
 not timed). Each round then removes the lab models with their storage (serving_stack_state=absent,
@@ -21,6 +22,9 @@ their plan inventory into build/bench/site_rerun/ and removed with their storage
 lab's own models are not touched). It prints the no-op time per model and per added model.
 ``--pulled`` makes every synthetic model an embedder pulled from the lab registry (``perf-emb-1``,
 ``perf-emb-2`` …: a claim, hostPath PV and pull Job each), which is what model_storage loops over.
+
+Between the first and the second run it waits until the models' pods (not the Jobs') are Ready and the
+CPU is three quarters idle over 5 s (at most 3 min), so the second run meets a settled lab (``--no-settle``: at once, as before 2026-12-04; ``--short`` never waits).
 
 ``--before DIR`` (a checkout of an earlier commit, ``git worktree add /tmp/before <commit>``) runs every
 count on that tree and then on this one, in the same run, so the before/after table comes from one
@@ -107,6 +111,44 @@ def prepare_tree(path):
     return path
 
 
+def settle(timeout=600):
+    """Wait until every pod of the models' namespaces (llm-d-*) that is not a Job's is Ready, then until the CPU
+    is mostly idle (quiet), so the no-op run measures a settled lab and not pods still starting; return the
+    seconds waited."""
+    start = time.monotonic()
+    kubectl = shutil.which("kubectl") or "kubectl"
+    names = subprocess.run([kubectl, "get", "namespaces", "-o", "name"], check=True, capture_output=True,
+                           text=True).stdout.split()
+    for namespace in [n.split("/", 1)[1] for n in names if n.startswith("namespace/llm-d-")]:
+        left = max(1, int(timeout - (time.monotonic() - start)))
+        proc = subprocess.run([kubectl, "wait", "pod", "-n", namespace, "-l", "!job-name", "--for=condition=Ready",
+                               "--timeout=%ds" % left], capture_output=True, text=True)
+        if proc.returncode != 0 and "no matching resources" not in proc.stderr:
+            raise SystemExit("the pods of %s did not become Ready in %d s: %s" % (namespace, timeout, proc.stderr))
+    return time.monotonic() - start + quiet()
+
+
+def cpu_idle(window=5.0):
+    """The machine's idle share of CPU time over ``window`` seconds (/proc/stat)."""
+    def sample():
+        with open("/proc/stat") as handle:
+            fields = [int(x) for x in handle.readline().split()[1:]]
+        return fields[3] + fields[4], sum(fields)   # idle + iowait, all
+    idle0, total0 = sample()
+    time.sleep(window)
+    idle1, total1 = sample()
+    return (idle1 - idle0) / float(max(1, total1 - total0))
+
+
+def quiet(share=0.75, timeout=180):
+    """Wait until the CPU is at least ``share`` idle over 5 s (pods Ready may still be warming up, a first
+    run's writeback still going), at most ``timeout`` s; return the seconds waited."""
+    start = time.monotonic()
+    while cpu_idle() < share and time.monotonic() - start < timeout:
+        pass
+    return time.monotonic() - start
+
+
 def load_average():
     return "%.1f" % os.getloadavg()[0]
 
@@ -162,6 +204,8 @@ def main():
                         help="every synthetic model an embedder pulled from the lab registry (model_storage's path)")
     parser.add_argument("--calls", action="store_true", help="print the module calls of each no-op run by task")
     parser.add_argument("--tasks", type=int, default=0, help="print the N slowest tasks of each no-op run")
+    parser.add_argument("--no-settle", dest="settle", action="store_false",
+                        help="run the no-op run at once, without waiting for the models' pods to be Ready")
     opts = parser.parse_args()
     if not os.environ.get("KUBECONFIG"):
         raise SystemExit('run `eval "$(lab/lab env)"` first')
@@ -185,16 +229,17 @@ def main():
                     playbook(*remove)
                 load_before = load_average()
                 first, changed_first, slow_first, _calls = playbook(*runs, tree=tree)
+                settled = settle() if opts.settle and not opts.short else 0.0
                 second, changed_second, slow_second, calls = playbook(*runs, tree=tree)
                 load = "%s-%s" % (load_before, load_average())
                 key = (tree_label, count)
                 noop[key] = min(second, noop.get(key, second))
                 n_calls = calls["calls"] if calls else None
                 rows.append((count, tree_label, first, second, n_calls, load))
-                print("%s%s, round %d: first run %.1f s (changed=%d), second run %.1f s (changed=%d): "
-                      "second / first = %.2f; %s module calls in the second run; load average %s"
-                      % ("" if len(TREES) == 1 else tree_label + ", ", label, round_no, first, changed_first, second,
-                         changed_second, second / first, n_calls, load))
+                print("%s%s, round %d: first run %.1f s (changed=%d), settled %.1f s later, second run %.1f s "
+                      "(changed=%d): second / first = %.2f; %s module calls in the second run; load average %s"
+                      % ("" if len(TREES) == 1 else tree_label + ", ", label, round_no, first, changed_first, settled,
+                         second, changed_second, second / first, n_calls, load))
                 for which, slow in (("first", slow_first), ("second", slow_second)):
                     print("  slowest tasks of the %s run: %s" % (which, "; ".join("%.1f s %s" % t for t in slow[:3])))
                 for seconds, task in slow_second[:opts.tasks]:

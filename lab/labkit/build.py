@@ -98,6 +98,10 @@ def components(v):
             packages=("helm.sh/helm/v3/cmd/helm",),
             ldflags=(f"-X helm.sh/helm/v3/internal/version.version={v['HELM_VERSION']}",),
         ),
+        # Installed as a Helm plugin (install_helm_plugin), not as "diff" on PATH: coreutils' diff is needed there.
+        GoComponent(name="helm-diff", module="github.com/databus23/helm-diff/v3", version=v["HELM_DIFF_VERSION"],
+                    packages=("github.com/databus23/helm-diff/v3",), binary="helm-diff",
+                    ldflags=(f"-X github.com/databus23/helm-diff/v3/cmd.Version={v['HELM_DIFF_VERSION'].lstrip('v')}",)),
         GoComponent(name="oras", module="oras.land/oras", version=v["ORAS_VERSION"],
                     packages=("oras.land/oras/cmd/oras",)),
         GoComponent(name="coredns", module="github.com/coredns/coredns",
@@ -239,6 +243,29 @@ def build_go_local(src_dir, output, log_dir):
         subprocess.run(["go", "build", "-ldflags", "-s -w", "-o", str(output), "."], cwd=src_dir,
                        env=go_env(), stdout=fh, stderr=subprocess.STDOUT, check=True)
     return output
+
+
+# helm-diff's plugin.yaml, less its install hooks (they download a release binary; the lab builds it instead).
+HELM_DIFF_PLUGIN_YAML = """name: "diff"
+version: "{version}"
+usage: "Preview helm upgrade changes as a diff"
+description: "Preview helm upgrade changes as a diff (built by the lab from github.com/databus23/helm-diff)"
+useTunnel: true
+platformCommand:
+  - command: "$HELM_PLUGIN_DIR/bin/diff"
+"""
+
+
+def install_helm_plugin(plugins_dir, binary, version):
+    """Install the helm-diff binary as Helm's ``diff`` plugin in ``plugins_dir`` (the lab's HELM_PLUGINS)."""
+    plugin = plugins_dir / "diff"
+    (plugin / "bin").mkdir(parents=True, exist_ok=True)
+    (plugin / "plugin.yaml").write_text(HELM_DIFF_PLUGIN_YAML.format(version=version.lstrip("v")))
+    target = plugin / "bin" / "diff"
+    if target.is_symlink() or target.exists():
+        target.unlink()
+    target.symlink_to(binary)
+    return plugin
 
 
 def link_bins(bin_dirs, lab_bin):

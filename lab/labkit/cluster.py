@@ -30,6 +30,7 @@ def build_all(paths, versions):
     build.build_go_local(LAB_SRC / "images" / "inference-sim-standin",
                          local_bin / "inference-sim-standin", paths.logs)
     build.link_bins(bin_dirs + [local_bin], paths.bin)
+    build.install_helm_plugin(paths.helm_plugins, paths.bin / "helm-diff", versions["HELM_DIFF_VERSION"])
     return paths.bin
 
 
@@ -176,6 +177,7 @@ def env_vars(paths):
         "AIPS_LAB_DOCKER_CONFIG": str(paths.docker_config),
         "CONTAINERD_ADDRESS": str(kube.containerd_socket(paths)),
         "CONTAINERD_NAMESPACE": "k8s.io",
+        "HELM_PLUGINS": str(paths.helm_plugins),
     }
 
 

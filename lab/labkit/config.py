@@ -47,6 +47,11 @@ class Paths:
         return self.root / "bin"
 
     @property
+    def helm_plugins(self):
+        """HELM_PLUGINS of the lab's helm: the diff plugin (build.install_helm_plugin)."""
+        return self.root / "helm-plugins"
+
+    @property
     def logs(self):
         return self.root / "logs"
 

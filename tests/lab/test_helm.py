@@ -30,3 +30,22 @@ def test_chart_round_trip_through_the_registry(kube, env, namespace, tmp_path):
           *tls)
     marker = kube.get("configmap", "demo-marker", namespace)
     assert marker["data"]["chart"] == f"labchart-{version}"
+
+
+def test_helm_diff_plugin_compares_a_release_with_its_upgrade(kube, env, namespace, tmp_path, versions):
+    """The lab's helm-diff (Helm's diff plugin, from HELM_PLUGINS): kubernetes.core.helm uses it instead of its
+    name-version-values check. An upgrade that changes a template shows that change; the same chart shows none."""
+    assert env.get("HELM_PLUGINS"), "lab/lab env exports no HELM_PLUGINS"
+    listed = _helm(env, "plugin", "list")
+    assert "diff" in listed and versions["HELM_DIFF_VERSION"].lstrip("v") in listed, listed
+    _write_chart(tmp_path / "one", "diffchart", "0.1.0")
+    _helm(env, "install", "diffed", str(tmp_path / "one"), "-n", namespace)
+    same = _helm(env, "diff", "upgrade", "diffed", str(tmp_path / "one"), "-n", namespace, "--detailed-exitcode")
+    assert same.strip() == "", same
+    _write_chart(tmp_path / "two", "diffchart", "0.1.0")   # same name and version, another template
+    (tmp_path / "two" / "templates" / "configmap.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-marker\ndata:\n  chart: changed\n")
+    changed = subprocess.run(["helm", "diff", "upgrade", "diffed", str(tmp_path / "two"), "-n", namespace,
+                              "--detailed-exitcode", "--no-color"], env=env, capture_output=True, text=True)
+    assert changed.returncode == 2, (changed.stdout, changed.stderr)   # 2: there are changes
+    assert "chart: changed" in changed.stdout, changed.stdout

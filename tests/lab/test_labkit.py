@@ -94,3 +94,23 @@ def test_hosts_entries_are_added_and_removed_without_touching_others(tmp_path):
     assert hosts.read_text().count("harbor.example") == 1
     host.set_hosts_entries([], hosts_file=hosts)
     assert hosts.read_text() == "127.0.0.1 localhost\n"
+
+
+def test_helm_diff_is_installed_as_the_diff_plugin_and_not_on_path(tmp_path):
+    binary = tmp_path / "bin" / "helm-diff"
+    binary.parent.mkdir()
+    binary.write_text("#!/bin/sh\n")
+    components = dict((c.name, c) for c in build.components(
+        {"KUBERNETES_VERSION": "v1.33.13", "KUBERNETES_STAGING_VERSION": "v0.33.13", "ETCD_VERSION": "v3.5.35",
+         "HELM_VERSION": "v3.19.5", "HELM_DIFF_VERSION": "v3.13.2", "ORAS_VERSION": "v1.3.1",
+         "COREDNS_VERSION": "v1.12.1", "GAIE_VERSION": "v1.2.0", "LOCAL_PATH_PROVISIONER_VERSION": "v0.0.30"}))
+    # linked into the lab's bin as helm-diff, never as "diff" (coreutils' diff stays first on PATH)
+    assert components["helm-diff"].binaries() == ("helm-diff",)
+    plugin = build.install_helm_plugin(tmp_path / "plugins", binary, "v3.13.2")
+    assert plugin == tmp_path / "plugins" / "diff"
+    text = (plugin / "plugin.yaml").read_text()
+    assert 'name: "diff"' in text and 'version: "3.13.2"' in text and "hooks" not in text
+    assert (plugin / "bin" / "diff").resolve() == binary.resolve()
+    # a second install (every lab up) replaces the link
+    build.install_helm_plugin(tmp_path / "plugins", binary, "v3.13.2")
+    assert (plugin / "bin" / "diff").is_symlink()
