@@ -24,7 +24,8 @@ lab's own models are not touched). It prints the no-op time per model and per ad
 ``perf-emb-2`` …: a claim, hostPath PV and pull Job each), which is what model_storage loops over.
 
 Between the first and the second run it waits until the models' pods (not the Jobs') are Ready and the
-CPU is three quarters idle over 5 s (at most 3 min), so the second run meets a settled lab (``--no-settle``: at once, as before 2026-12-04; ``--short`` never waits).
+CPU is three quarters idle over 5 s (at most 3 min), so the second run meets a settled lab
+(``--no-settle``: at once, as before 2026-12-04; ``--short`` never waits).
 
 ``--before DIR`` (a checkout of an earlier commit, ``git worktree add /tmp/before <commit>``) runs every
 count on that tree and then on this one, in the same run, so the before/after table comes from one
