@@ -15,7 +15,8 @@ author: ai_platform.serving contributors (@ai-platform)
 description:
   - For all Harbor records of the plan at once, resolves each artifact as M(ai_platform.serving.model_artifact_info)
     does (the lock file, read once, or the registry's manifest), checks that each claim holds its artifact plus
-    O(headroom_percent), then reads the model claims, PVs and pull Jobs with one list call per kind and namespace.
+    O(headroom_percent), then reads the model claims, PVs and pull Jobs with one list call per kind (across all
+    namespaces, kept to the models'; one per kind and namespace where listing all namespaces is forbidden).
   - Returns for each model whether it is settled, that is its claim (and on-prem PV) exists and matches the plan,
     the claim records the resolved digest from the plan's repository, and its pull Job is Complete for that digest
     with the spec this run would create. model_storage runs the Lease, the pull Job, the wait and the claim record

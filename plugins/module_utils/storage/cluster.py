@@ -27,9 +27,9 @@ from ansible_collections.kubernetes.core.plugins.module_utils.k8s.exceptions imp
 
 try:
     from kubernetes.client.rest import ApiException
-    from kubernetes.dynamic.exceptions import DynamicApiError, NotFoundError
+    from kubernetes.dynamic.exceptions import DynamicApiError, ForbiddenError, NotFoundError
 except ImportError:  # handled by AnsibleK8SModule's requirement check
-    ApiException = DynamicApiError = NotFoundError = Exception
+    ApiException = DynamicApiError = ForbiddenError = NotFoundError = Exception
 
 
 class PullApiError(Exception):
@@ -209,18 +209,32 @@ def apply_storage(client, record, digest, expected_size=0, check_mode=False, rep
 
 def list_model_cache(client, namespaces, with_volumes=True):
     """The model cache's claims, PVs and pull Jobs (label selection ``model_cache``), each indexed by
-    (namespace, name) (storage.settled.index_objects): one list call per kind and namespace, whatever the
-    number of models. PVs are listed only ``with_volumes`` (on-prem records have one)."""
+    (namespace, name) (storage.settled.index_objects): one list call per kind, whatever the number of models.
+
+    Claims and Jobs of several namespaces come from one list across all namespaces, kept to ``namespaces``;
+    where that list is forbidden (an account whose rights stop at namespaces), one list per kind and namespace.
+    PVs are listed only ``with_volumes`` (on-prem records have one)."""
     selector = ",".join(naming.label_selectors(naming.SELECTIONS["model_cache"]))
+    wanted = set(namespaces)
 
     def items(kind, api_version, namespace=None):
         found = client.get(client.resource(kind, api_version), namespace=namespace, label_selector=selector)
         return (_dict(found) or {}).get("items") or []
 
-    claims, jobs = [], []
-    for namespace in namespaces:
-        claims += items("PersistentVolumeClaim", "v1", namespace)
-        jobs += items("Job", "batch/v1", namespace)
+    def namespaced(kind, api_version):
+        if len(wanted) > 1:
+            try:
+                return [item for item in items(kind, api_version)
+                        if (item.get("metadata") or {}).get("namespace") in wanted]
+            except ForbiddenError:
+                pass
+        listed = []
+        for namespace in sorted(wanted):
+            listed += items(kind, api_version, namespace)
+        return listed
+
+    claims = namespaced("PersistentVolumeClaim", "v1")
+    jobs = namespaced("Job", "batch/v1")
     volumes = items("PersistentVolume", "v1") if with_volumes else []
     return index_objects(claims), index_objects(volumes), index_objects(jobs)
 

@@ -10,7 +10,7 @@ import copy
 
 import pytest
 from kubernetes.client.rest import ApiException
-from kubernetes.dynamic.exceptions import NotFoundError
+from kubernetes.dynamic.exceptions import ForbiddenError, NotFoundError
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import cluster as pull_k8s, manifests, pull_marker
 from ansible_collections.ai_platform.serving.tests.support.storage_records import load_records
@@ -102,3 +102,48 @@ def test_remove_storage_deletes_job_claim_and_pv(record):
     pull_k8s.apply_storage(client, record, DIGEST)
     assert pull_k8s.remove_storage(client, record, keep_claim=True) == ["job"]
     assert len(client.objects) == 2
+
+
+class ListingClient(object):
+    """Lists by label selector; ``all_namespaces`` says whether a list across all namespaces is allowed."""
+
+    def __init__(self, items, all_namespaces=True):
+        self.items, self.all_namespaces, self.lists = items, all_namespaces, []
+
+    def resource(self, kind, api_version):
+        return Kind(kind)
+
+    def get(self, resource, name=None, namespace=None, label_selector=None):
+        self.lists.append((resource.kind, namespace))
+        if namespace is None and resource.kind != "PersistentVolume" and not self.all_namespaces:
+            raise ForbiddenError(ApiException(status=403, reason="Forbidden"))
+        return {"items": [item for item in self.items if item["kind"] == resource.kind
+                          and (namespace is None or item["metadata"].get("namespace") == namespace)]}
+
+
+def listed(kind, name, namespace=None):
+    return {"kind": kind, "metadata": dict({"name": name}, **({"namespace": namespace} if namespace else {}))}
+
+
+@pytest.mark.parametrize("all_namespaces", [True, False], ids=["one-list-per-kind", "forbidden-per-namespace"])
+def test_the_model_cache_is_listed_once_per_kind_across_namespaces(all_namespaces):
+    items = [listed("PersistentVolumeClaim", "a-model", "ns-a"), listed("PersistentVolumeClaim", "b-model", "ns-b"),
+             listed("PersistentVolumeClaim", "other-model", "ns-other"), listed("Job", "a-pull", "ns-a"),
+             listed("PersistentVolume", "a-pv")]
+    client = ListingClient(items, all_namespaces)
+    claims, volumes, jobs = pull_k8s.list_model_cache(client, ["ns-a", "ns-b"])
+    assert sorted(claims) == [("ns-a", "a-model"), ("ns-b", "b-model")]   # another model's namespace left out
+    assert sorted(jobs) == [("ns-a", "a-pull")] and list(volumes) == [(None, "a-pv")]
+    if all_namespaces:
+        assert client.lists == [("PersistentVolumeClaim", None), ("Job", None), ("PersistentVolume", None)]
+    else:   # the refused list, then one per namespace
+        assert client.lists == [("PersistentVolumeClaim", None), ("PersistentVolumeClaim", "ns-a"),
+                                ("PersistentVolumeClaim", "ns-b"), ("Job", None), ("Job", "ns-a"), ("Job", "ns-b"),
+                                ("PersistentVolume", None)]
+
+
+def test_one_namespace_is_listed_in_that_namespace():
+    client = ListingClient([listed("Job", "a-pull", "ns-a")], all_namespaces=False)
+    _claims, volumes, jobs = pull_k8s.list_model_cache(client, ["ns-a"], with_volumes=False)
+    assert list(jobs) == [("ns-a", "a-pull")] and volumes == {}
+    assert client.lists == [("PersistentVolumeClaim", "ns-a"), ("Job", "ns-a")]
