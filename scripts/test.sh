@@ -87,7 +87,7 @@ stage_molecule() {
 
 # The benchmarks (benchmarks/README.md) and the ratio lines each must print; a check never reads a timing.
 BENCHMARKS=(
-  "model_pull.py|^ratio pull/curl +[0-9.]+|^ratio verified/curl +[0-9.]+|^ratio HTTP/2 pull/HTTP/1.1 pull +[0-9.]+"
+  "model_pull.py|^ratio pull/curl +[0-9.]+|^ratio verified/curl +[0-9.]+|^ratio HTTP/2 pull/HTTP/1.1 pull +[0-9.]+|^ratio as filed verified/curl +[0-9.]+"
   "model_sync_transfer.py|^push +model_sync .* ratio [0-9.]+ of curl|^pull +oras .* ratio [0-9.]+ of curl"
   "site_rerun.py|second / first = [0-9.]+"
 )
