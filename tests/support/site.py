@@ -17,6 +17,7 @@ import copy
 import json
 import os
 import shutil
+import subprocess
 import sys
 import uuid
 
@@ -24,7 +25,7 @@ import yaml
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.image_plan import oras_image
 from ansible_collections.ai_platform.serving.tests.support import HARBOR, ROOT
-from ansible_collections.ai_platform.serving.tests.support.lab import CARRIED, GPU_TOLERATION, publish, real_chart_variables
+from ansible_collections.ai_platform.serving.tests.support.lab import CARRIED, GPU_TOLERATION, pod, publish, real_chart_variables
 from ansible_collections.ai_platform.serving.tests.support.playbook import ansible_playbook
 
 PULL_UID = 65532  # the pull Job's non-root uid: hostpath_dirs gives it the model directories
@@ -290,12 +291,23 @@ class Stack(Site):
         return set(item["metadata"]["labels"]["name"] for item in json.loads(out.stdout)["items"])
 
     def query(self, url):
-        """GET url from a pod in the default namespace (another namespace than the model's)."""
+        """GET url from a pod in the default namespace (another namespace than the model's): the pod's exit
+        code and its log. Not `kubectl run -i --rm`: its attach can miss the output of a pod that ends first
+        (a CI run saw rc 0 and an empty answer), so the pod runs to its end and its log is read after."""
         name = "sst-query-%s" % uuid.uuid4().hex[:6]
-        return self.kube.run("run", name, "-n", "default", "--rm", "-i", "--restart=Never",
-                             "--image=%s/images-infra/library/busybox:1.35.0" % HARBOR,
-                             "--overrides", json.dumps({"spec": {"imagePullSecrets": [{"name": "sst-pull"}]}}),
-                             "--", "wget", "-qO-", url, check=False)
+        self.kube.apply(pod(name, "%s/images-infra/library/busybox:1.35.0" % HARBOR, ["wget", "-qO-", url],
+                            pull_secret="sst-pull"), namespace="default")
+        try:
+            def ended():
+                state = (self.kube.existing("pod", name, "default").get("status", {})
+                         .get("containerStatuses") or [{}])[0].get("state", {})
+                return state.get("terminated")
+            terminated = self.kube.wait_for("query pod %s to end" % name, ended, timeout=180)
+            return subprocess.CompletedProcess(
+                ["wget", "-qO-", url], terminated.get("exitCode", 1), self.kube.logs("default", name),
+                "" if terminated.get("exitCode") == 0 else self.kube.describe("pod", name, "default"))
+        finally:
+            self.kube.run("delete", "pod", name, "-n", "default", "--wait=false", "--ignore-not-found", check=False)
 
 
 class CacheSite(Site):
