@@ -50,11 +50,23 @@ echo "=== demo: ask the embedder for its models, from a pod in another namespace
 # the lab's nodes have no Harbor credentials: the query pod gets a pull secret like the models'
 kubectl -n default create secret generic demo-pull --type=kubernetes.io/dockerconfigjson \
   --from-file=.dockerconfigjson="$AIPS_LAB_DOCKER_CONFIG" --dry-run=client -o yaml | kubectl apply -f - >/dev/null
-kubectl run "demo-query-$RANDOM" -n default --rm -i --restart=Never --quiet \
+# the pod runs to its end and its log is read after: `kubectl run -i --rm` can miss the output of a pod
+# that ends before kubectl attaches
+query="demo-query-$RANDOM"
+kubectl run "$query" -n default --restart=Never \
   --image=harbor.harbor.svc.cluster.local/images-infra/library/busybox:1.35.0 \
   --overrides='{"spec": {"imagePullSecrets": [{"name": "demo-pull"}]}}' -- \
-  wget -qO- "$embeddings/v1/models"
+  wget -qO- "$embeddings/v1/models" >/dev/null
+phase=Pending
+for _ in $(seq 180); do
+  phase=$(kubectl -n default get pod "$query" -o jsonpath='{.status.phase}')
+  case "$phase" in Succeeded|Failed) break ;; esac
+  sleep 1
+done
+kubectl -n default logs "$query"
 echo
+kubectl -n default delete pod "$query" --wait=false >/dev/null
+[ "$phase" = Succeeded ] || { echo "demo: the query pod $query ended $phase"; exit 1; }
 echo "=== demo: embed two similar sentences and an unrelated one (compared with sentence-transformers' vectors)"
 ip=$(kubectl -n llm-d-minilm-lab get svc ms-minilm-lab-embeddings -o jsonpath='{.spec.clusterIP}')
 python scripts/embeddings_demo.py --url "http://$ip:8200"
