@@ -15,7 +15,7 @@ cd "$ROOT"
 source .venv/bin/activate
 export ANSIBLE_CONFIG="$ROOT/ansible.cfg" ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0
 
-ALL_STAGES=(lint sanity unit lab-up integration registry cluster molecule bench-short lab-down)
+ALL_STAGES=(lint sanity unit oldest lab-up integration registry cluster molecule bench-short lab-down)
 OTHER_STAGES=(bench)
 STAGES=("$@")
 [[ ${#STAGES[@]} -gt 0 ]] || STAGES=("${ALL_STAGES[@]}")
@@ -32,6 +32,21 @@ stage_sanity() {
 
 stage_unit() {
   python -m pytest -q tests/unit
+}
+
+# The oldest end of the support matrix (scripts/support-matrix.env): lint, ansible-test sanity and the unit
+# tests again on its Python, ansible-core and kubernetes.core, kept in .venv-oldest and .collections-oldest
+# (setup.sh makes them; the stages above ran on the newest end, .venv).
+stage_oldest() {
+  local venv="$ROOT/.venv-oldest" collections="$ROOT/.collections-oldest"
+  AIPS_MATRIX_END=oldest AIPS_VENV="$venv" AIPS_COLLECTIONS="$collections" bash scripts/setup.sh
+  export PATH="$venv/bin:$PATH" VIRTUAL_ENV="$venv" ANSIBLE_COLLECTIONS_PATH="$collections"
+  ansible --version | head -1
+  ansible-galaxy collection list kubernetes.core 2>/dev/null | grep -E '^kubernetes\.core'
+  yamllint -s .
+  ansible-lint
+  AIPS_VENV="$venv" AIPS_COLLECTIONS="$collections" bash scripts/sanity.sh
+  python -m pytest -q -o "pythonpath=$collections $ROOT/lab" tests/unit
 }
 
 # No cluster is needed here, but the render test runs the helm the lab builds (lab-up runs first).

@@ -98,6 +98,12 @@ def components(v):
             packages=("helm.sh/helm/v3/cmd/helm",),
             ldflags=(f"-X helm.sh/helm/v3/internal/version.version={v['HELM_VERSION']}",),
         ),
+        # Helm 4 under its own name, so that `helm` stays Helm 3 (the support matrix's two Helm majors).
+        GoComponent(
+            name="helm4", module="helm.sh/helm/v4", version=v["HELM4_VERSION"],
+            packages=("helm.sh/helm/v4/cmd/helm",), binary="helm4",
+            ldflags=(f"-X helm.sh/helm/v4/internal/version.version={v['HELM4_VERSION']}",),
+        ),
         # Installed as a Helm plugin (install_helm_plugin), not as "diff" on PATH: coreutils' diff is needed there.
         GoComponent(name="helm-diff", module="github.com/databus23/helm-diff/v3", version=v["HELM_DIFF_VERSION"],
                     packages=("github.com/databus23/helm-diff/v3",), binary="helm-diff",

@@ -17,8 +17,14 @@ from ansible_collections.kubernetes.core.plugins.module_utils.args_common import
 
 
 def k8s_auth_argspec(**options):
-    """kubernetes.core's connection options (doc fragment kubernetes.core.k8s_auth_options) and ``options``."""
+    """kubernetes.core's connection options (doc fragment kubernetes.core.k8s_auth_options) and ``options``.
+
+    ``kubeconfig`` stays ``no_log`` on every kubernetes.core of the support matrix: 6.2 marks it so,
+    6.4+ does not (its own module class masks the values of a kubeconfig dict instead, which these
+    modules, plain AnsibleModule, do not get).
+    """
     spec = copy.deepcopy(AUTH_ARG_SPEC)
+    spec["kubeconfig"]["no_log"] = True
     spec.update(options)
     return spec
 

@@ -15,7 +15,7 @@ author: ai_platform.serving contributors (@ai-platform)
 description:
   - The read M(ai_platform.serving.serving_stack) (the role) makes before it changes anything, for every model at once,
     so that a re-run with nothing to change makes this one call and no helm, apply or removal call.
-  - Runs C(helm list --all-namespaces --all) once (RV(releases)), lists the release-digest ConfigMaps once
+  - Runs C(helm version) once (RV(helm)) and C(helm list --all-namespaces --all) once (RV(releases)), lists the release-digest ConfigMaps once
     (RV(digest_maps)), lists the model claims once (RV(claims), RV(prune_due)), and reads each object of O(objects)
     and O(retired) (RV(apply), RV(remove)).
   - An object of O(objects) is due for the apply when it is missing or lacks a field its definition sets, with the
@@ -26,9 +26,21 @@ extends_documentation_fragment:
   - ai_platform.serving.read_only
 options:
   helm_binary:
-    description: The helm executable (a name on PATH or a path).
+    description: The helm executable (a name on PATH or a path), Helm 3 or Helm 4 (RV(helm)).
     type: str
     default: helm
+  post_renderer:
+    description:
+      - The post-renderer program the releases of the caller run, as a path; RV(post_renderer) then says how each Helm
+        call gives it to the Helm found (Helm 3 takes the path, Helm 4 the plugin in O(post_renderer_plugins)).
+    type: path
+    version_added: 0.1.0
+  post_renderer_plugins:
+    description:
+      - The directory of Helm 4 plugins that holds the post-renderer plugin running O(post_renderer)
+        (C(aips-gateway-placement)); put first on C(HELM_PLUGINS) for Helm 4 calls.
+    type: path
+    version_added: 0.1.0
   claim_records:
     description: Plan records (storage mode C(harbor)) whose claim to return in RV(claims).
     type: list
@@ -70,6 +82,19 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+helm:
+  description: The helm found, C(version) as C(helm version --short) prints it and its C(major) (3 or 4).
+  returned: always
+  type: dict
+  sample: {"version": "v4.3.2", "major": 4}
+post_renderer:
+  description:
+    - How a Helm call gives it O(post_renderer) - C(arg), the C(--post-renderer) value (the path for Helm 3, the
+      plugin name C(aips-gateway-placement) for Helm 4), and C(env), the environment that call adds (Helm 4
+      C(HELM_PLUGINS) with O(post_renderer_plugins) first).
+  returned: when O(post_renderer) is given
+  type: dict
+  sample: {"arg": "aips-gateway-placement", "env": {"HELM_PLUGINS": "/roles/serving_stack/files/helm4-plugins:/root/.local/share/helm/plugins"}}
 releases:
   description: The parsed output of C(helm list --all-namespaces --all --output json).
   returned: always
@@ -107,7 +132,7 @@ import json
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
-from ansible_collections.ai_platform.serving.plugins.module_utils.stack import live_state
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import helm_compat, live_state
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import _dict, run_module
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.revisions import plan_prunes
 
@@ -120,6 +145,8 @@ except ImportError:  # handled by AnsibleK8SModule's requirement check
 def argspec():
     return k8s_auth_argspec(
         helm_binary=dict(type="str", default="helm"),
+        post_renderer=dict(type="path"),
+        post_renderer_plugins=dict(type="path"),
         claim_records=dict(type="list", elements="dict", default=[]),
         prune_records=dict(type="list", elements="dict", default=[]),
         keep=dict(type="int", default=1),
@@ -128,17 +155,41 @@ def argspec():
     )
 
 
-def helm_releases(module):
-    """The parsed ``helm list --all-namespaces --all --output json``."""
-    argv = [module.params["helm_binary"], "list", "--all-namespaces", "--all", "--output", "json"]
-    if module.params["kubeconfig"]:
-        argv += ["--kubeconfig", module.params["kubeconfig"]]
+def _helm(module, *args):
+    """stdout of one helm call, or a failure naming the call and the knob that chooses the binary."""
+    argv = [module.params["helm_binary"]] + list(args)
     # AnsibleK8SModule wraps the AnsibleModule (kubernetes.core's own helm modules run helm the same way)
     runner = getattr(module, "_module", module)
     rc, out, err = runner.run_command(argv)
     if rc != 0:
-        module.fail_json(msg="helm list failed (rc %d): %s. Fix: check serving_stack_helm_binary and the kubeconfig "
-                         "(helm reads the cluster the same way as the other tasks)." % (rc, (err or out).strip()))
+        module.fail_json(msg="helm %s failed (rc %d): %s. Fix: check serving_stack_helm_binary and the kubeconfig "
+                         "(helm reads the cluster the same way as the other tasks)."
+                         % (args[0], rc, (err or out).strip()))
+    return out
+
+
+def helm_facts(module):
+    """RV(helm) and, with a post-renderer, RV(post_renderer): what differs between the Helm majors."""
+    shown = _helm(module, "version", "--short").strip()
+    try:
+        major = helm_compat.helm_major(shown)
+    except helm_compat.HelmVersionError as error:
+        module.fail_json(msg="%s: %s. Fix: point serving_stack_helm_binary at a Helm 3.19+ or Helm 4.3+ binary."
+                         % (module.params["helm_binary"], error))
+    facts = dict(helm=dict(version=shown, major=major))
+    if module.params["post_renderer"]:
+        plugins = _helm(module, "env", "HELM_PLUGINS").strip() if major >= 4 else ""
+        facts["post_renderer"] = helm_compat.post_renderer(
+            major, module.params["post_renderer"], module.params["post_renderer_plugins"] or "", plugins)
+    return facts
+
+
+def helm_releases(module):
+    """The parsed ``helm list --all-namespaces --all --output json``."""
+    args = ["list", "--all-namespaces", "--all", "--output", "json"]
+    if module.params["kubeconfig"]:
+        args += ["--kubeconfig", module.params["kubeconfig"]]
+    out = _helm(module, *args)
     try:
         return json.loads(out or "[]") or []
     except ValueError:
@@ -192,6 +243,7 @@ def execute_module(module, client):
     module.exit_json(
         changed=False,
         releases=helm_releases(module),
+        **helm_facts(module)
         digest_maps=selected(client, "ConfigMap", "v1", "release_digests"),
         claims=live_state.claim_results(params["claim_records"], claims),
         prune_due=[record["slug"] for record, _a, _k, _d in plan_prunes(params["prune_records"], claims, params["keep"])],

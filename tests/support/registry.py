@@ -19,11 +19,6 @@ import shutil
 import socket
 import subprocess
 import time
-import warnings
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", DeprecationWarning)
-    import crypt  # pylint: disable=deprecated-module
 
 from ansible_collections.ai_platform.serving.tests.support import HARBOR
 from ansible_collections.ai_platform.serving.tests.support.relay import Relay
@@ -95,10 +90,13 @@ class Registry:
         self.ca = os.path.join(self.workdir, "ca", "ca.crt")
         shutil.copyfile(ca, self.ca)
         htpasswd = os.path.join(self.workdir, "htpasswd")
+        if shutil.which("htpasswd") is None:
+            raise RuntimeError("htpasswd not found: apt-get install apache2-utils")
+        # bcrypt cost 4: every basic-auth request is checked, keep it cheap in tests (Python 3.13 has no crypt)
+        entry = subprocess.run(["htpasswd", "-nbB", "-C", "4", self.user, self.password], check=True,
+                               capture_output=True, text=True).stdout.strip()
         with open(htpasswd, "w") as handle:
-            # cost 4: every basic-auth request is checked, keep it cheap in tests
-            salt = crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=16)
-            handle.write("%s:%s\n" % (self.user, crypt.crypt(self.password, salt)))
+            handle.write(entry + "\n")
         config = {
             "version": 0.1,
             "log": {"level": "info", "formatter": "json", "accesslog": {"disabled": False}},

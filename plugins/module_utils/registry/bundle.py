@@ -518,8 +518,13 @@ def join(parts_dir, bundle_dir, check_mode=False):
         for member in tar:
             if not member.isfile() or member.name.startswith("/") or ".." in member.name.split("/"):
                 raise BundleError("the bundle parts hold an unexpected entry %r" % member.name)
-            tar.extract(member, bundle_dir, set_attrs=False)
+            tar.extract(member, bundle_dir, set_attrs=False, **_EXTRACT_FILTER)
     return dict(changed=True, parts=index["parts"])
+
+
+# Python 3.12+ (and the 3.11 security releases) filter what tarfile extracts; the "data" filter refuses
+# what the check above refuses and more. Older Pythons have no filter argument (and warn on 3.12+ without it).
+_EXTRACT_FILTER = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
 
 
 # --- writing and reading the lock ------------------------------------------------------------

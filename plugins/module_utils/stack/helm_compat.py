@@ -1,0 +1,49 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What differs between the Helm majors of the support matrix (Helm 3.19 and Helm 4.3), in one place.
+
+kubernetes.core.helm (6.4+) maps its own options to Helm 4's flags (``atomic`` to ``--rollback-on-failure``,
+``force`` to ``--server-side=false --force-replace``); what it passes through as given is the post-renderer.
+Helm 3 takes ``--post-renderer`` as the path of an executable; Helm 4 takes the name of a plugin of type
+``postrenderer/v1`` found on ``HELM_PLUGINS``. serving_stack ships its post-renderer both ways
+(``files/gateway_placement.py`` and the plugin ``files/helm4-plugins/aips-gateway-placement``, which runs
+that same file); :func:`post_renderer` says which form and which environment a Helm call takes.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+import re
+
+SUPPORTED_MAJORS = (3, 4)
+POST_RENDERER_PLUGIN = "aips-gateway-placement"
+
+
+class HelmVersionError(ValueError):
+    """A helm whose version cannot be read or is outside the support matrix."""
+
+
+def helm_major(version_text):
+    """The major version of ``helm version --short`` output (``v3.19.5+g...``, ``v4.3.2``); refuses others."""
+    match = re.match(r"^\s*v?(\d+)\.(\d+)\.(\d+)", version_text or "")
+    if not match:
+        raise HelmVersionError("cannot read a Helm version from %r" % (version_text or "")[:200])
+    major = int(match.group(1))
+    if major not in SUPPORTED_MAJORS:
+        raise HelmVersionError("Helm %s is outside the support matrix (Helm 3.19+ and Helm 4.3+)" % match.group(0).strip())
+    return major
+
+
+def post_renderer(major, script, plugins_dir, helm_plugins=""):
+    """The ``--post-renderer`` value and the environment one Helm call needs to run ``script``.
+
+    ``plugins_dir`` holds the plugin that runs ``script`` under Helm 4; ``helm_plugins`` is the plugin path Helm
+    would use otherwise (``helm env HELM_PLUGINS``), kept after it so that the other plugins (helm-diff) still load.
+    """
+    if major < 4:
+        return dict(arg=script, env={})
+    dirs = [plugins_dir] + [d for d in (helm_plugins or "").split(os.pathsep) if d and d != plugins_dir]
+    return dict(arg=POST_RENDERER_PLUGIN, env={"HELM_PLUGINS": os.pathsep.join(dirs)})

@@ -1,0 +1,57 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The Helm 3 / Helm 4 differences serving_stack relies on (module_utils/stack/helm_compat.py)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+
+import pytest
+import yaml
+
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import helm_compat
+from ansible_collections.ai_platform.serving.tests.support import ROOT
+
+SCRIPT = "/c/roles/serving_stack/files/gateway_placement.py"
+PLUGINS = "/c/roles/serving_stack/files/helm4-plugins"
+
+
+@pytest.mark.parametrize("shown,major", [
+    ("v3.19.5+g5bd7b1d", 3), ("v3.19.5", 3), ("v4.3.2", 4), ("v4.3.2+gabcdef0\n", 4), ("4.3.0", 4)])
+def test_helm_major_reads_helm_version_short(shown, major):
+    assert helm_compat.helm_major(shown) == major
+
+
+@pytest.mark.parametrize("shown", ["", "version.BuildInfo{}", "v2.17.0", "v5.0.0"])
+def test_helm_major_refuses_what_it_cannot_read_or_support(shown):
+    with pytest.raises(helm_compat.HelmVersionError):
+        helm_compat.helm_major(shown)
+
+
+def test_helm3_takes_the_post_renderer_as_a_path_and_no_environment():
+    assert helm_compat.post_renderer(3, SCRIPT, PLUGINS, "/root/.local/share/helm/plugins") == dict(arg=SCRIPT, env={})
+
+
+def test_helm4_takes_the_plugin_name_with_its_directory_first_on_helm_plugins():
+    got = helm_compat.post_renderer(4, SCRIPT, PLUGINS, "/lab/helm-plugins:/other")
+    assert got == dict(arg="aips-gateway-placement", env={"HELM_PLUGINS": PLUGINS + ":/lab/helm-plugins:/other"})
+    # named once even when the user's path already holds it
+    again = helm_compat.post_renderer(4, SCRIPT, PLUGINS, PLUGINS + ":/lab/helm-plugins")
+    assert again["env"]["HELM_PLUGINS"] == PLUGINS + ":/lab/helm-plugins"
+    assert helm_compat.post_renderer(4, SCRIPT, PLUGINS, "")["env"] == {"HELM_PLUGINS": PLUGINS}
+
+
+def test_the_shipped_helm4_plugin_runs_the_same_post_renderer_helm3_runs():
+    files = os.path.join(ROOT, "roles", "serving_stack", "files")
+    plugin_dir = os.path.join(files, "helm4-plugins", helm_compat.POST_RENDERER_PLUGIN)
+    with open(os.path.join(plugin_dir, "plugin.yaml")) as handle:
+        plugin = yaml.safe_load(handle)
+    assert plugin["name"] == helm_compat.POST_RENDERER_PLUGIN
+    assert (plugin["type"], plugin["apiVersion"], plugin["runtime"]) == ("postrenderer/v1", "v1", "subprocess")
+    command = plugin["runtimeConfig"]["platformCommand"][0]["command"]
+    target = os.path.normpath(command.replace("${HELM_PLUGIN_DIR}", plugin_dir))
+    assert target == os.path.join(files, "gateway_placement.py")
+    assert os.access(target, os.X_OK)
