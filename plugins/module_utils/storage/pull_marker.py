@@ -130,8 +130,8 @@ def rollback_target(annotations, digest=None):
     if older:
         return dict(max(older, key=lambda r: r.get("pulled_at") or ""), kept=True), None
     return None, ("the claim keeps no revision pulled before the served one (%s): nothing to roll back to. Name "
-                  "one with rollback_digest (pulled again when not kept); model_storage_keep_revisions sets how "
-                  "many are kept" % served)
+                  "one with rollback_digest (pulled again when not kept); aips_keep_revisions (serving_stack_keep_revisions "
+                  "when the role runs alone) sets how many are kept" % served)
 
 
 def annotations_marker(annotations):
