@@ -138,16 +138,20 @@ def verified(module, params):
     return result
 
 
+def argspec():
+    return dict(
+        state=dict(type="str", required=True, choices=["present", "verified"]),
+        bundle_dir=dict(type="path", required=True),
+        items=dict(type="list", elements="dict"),
+        prune=dict(type="bool", default=True),
+        parts_dir=dict(type="path"),
+        part_size=dict(type="int", default=0),
+    )
+
+
 def main():
     module = AnsibleModule(
-        argument_spec=dict(
-            state=dict(type="str", required=True, choices=["present", "verified"]),
-            bundle_dir=dict(type="path", required=True),
-            items=dict(type="list", elements="dict"),
-            prune=dict(type="bool", default=True),
-            parts_dir=dict(type="path"),
-            part_size=dict(type="int", default=0),
-        ),
+        argument_spec=argspec(),
         required_if=[("state", "present", ["items"])],
         supports_check_mode=True,
     )

@@ -41,6 +41,13 @@ options:
     description: UID (and group, fsGroup) of the prune Job's pod, as the pull Job's.
     type: int
     default: 65532
+attributes:
+  check_mode:
+    support: full
+    description: Reads the claims and reports what would be pruned; runs no prune Job and rewrites no annotation.
+  diff_mode:
+    support: none
+    description: Not applicable.
 """
 
 EXAMPLES = r"""

@@ -243,12 +243,12 @@ def execute_module(module, client):
     module.exit_json(
         changed=False,
         releases=helm_releases(module),
-        **helm_facts(module)
         digest_maps=selected(client, "ConfigMap", "v1", "release_digests"),
         claims=live_state.claim_results(params["claim_records"], claims),
         prune_due=[record["slug"] for record, _a, _k, _d in plan_prunes(params["prune_records"], claims, params["keep"])],
         apply=live_state.objects_to_apply(objects, live),
         remove=live_state.objects_to_remove(retired, live),
+        **helm_facts(module)
     )
 
 

@@ -53,15 +53,15 @@ def test_epp_becomes_ready_for_an_inferencepool(kube, namespace, versions):
         }]},
     }
     pool = inference_pool()
+    image = f"registry.k8s.io/gateway-api-inference-extension/epp:{versions['GAIE_VERSION']}"
+    args = ["--pool-name", "gaie-demo", "--pool-namespace", namespace, "--config-text", EPP_CONFIG,
+            "--tracing=false", "--metrics-endpoint-auth=false"]
     epp = {
         "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "gaie-demo-epp"},
         "spec": {"serviceAccountName": "epp", "containers": [{
             "name": "epp",
-            "image": "registry.k8s.io/gateway-api-inference-extension/epp:"
-                     f"{versions['GAIE_VERSION']}",
-            "args": ["--pool-name", "gaie-demo", "--pool-namespace", namespace,
-                     "--config-text", EPP_CONFIG, "--tracing=false",
-                     "--metrics-endpoint-auth=false"],
+            "image": image,
+            "args": args,
             "readinessProbe": {"grpc": {"port": 9003, "service": "inference-extension"},
                                "periodSeconds": 2},
         }]},

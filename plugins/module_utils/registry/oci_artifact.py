@@ -189,6 +189,7 @@ def run_streaming(argv, cwd, on_line):
     AnsibleModule.run_command returns output only at the end; a push of many GiB
     needs its progress while it runs.
     """
+    # pylint: disable-next=ansible-bad-function  # run_command returns the output only at the end (see above)
     proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             stdin=subprocess.DEVNULL, universal_newlines=True, env=registry.go_http1_env())
     lines = []

@@ -47,8 +47,6 @@ __metaclass__ = type
 import copy
 import json
 
-from ansible.module_utils.six import string_types
-
 from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan, naming
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_marker
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values_policy
@@ -236,7 +234,7 @@ def image_references(values, path=""):
 
 def images_off_registry(values, registry_hosts):
     """The ``(path, image)`` of ``values`` not pulled from ``registry_hosts`` (a host or a list; air-gap check)."""
-    hosts = [registry_hosts] if isinstance(registry_hosts, string_types) else list(registry_hosts)
+    hosts = [registry_hosts] if isinstance(registry_hosts, str) else list(registry_hosts)
     prefixes = tuple(host.rstrip("/") + "/" for host in hosts if host)
     return [(where, image) for where, image in image_references(values) if not image.startswith(prefixes)]
 
@@ -255,7 +253,7 @@ def pin_values(values, pins):
         if isinstance(node, dict):
             for key, value in node.items():
                 here = "%s.%s" % (path, key) if path else str(key)
-                if key == "image" and isinstance(value, string_types):
+                if key == "image" and isinstance(value, str):
                     pinned = image_plan.pin_image(value, pins)
                     if pinned is None:
                         unpinned.append((here, value))
@@ -465,7 +463,7 @@ def air_gap_problems(record, releases, settings=None):
                                                                         " or ".join(h for h in allowed if h)))
     ms = dict(releases).get("modelservice") or {}
     proxy = (ms.get("routing") or {}).get("proxy") or {}
-    if proxy.get("enabled", True) is not False and not isinstance(proxy.get("image"), string_types):
+    if proxy.get("enabled", True) is not False and not isinstance(proxy.get("image"), str):
         problems.append("%s: modelservice values routing.proxy.image is unset, so the chart would pull its "
                         "internet default (:latest, Always). Fix: set it to the Harbor mirror, pinned." % record["name"])
     return problems

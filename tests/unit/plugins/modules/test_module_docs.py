@@ -7,27 +7,20 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import importlib
+import os
 
 import pytest
 import yaml
 from ansible.utils.plugin_docs import add_fragments
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.sync import model_sync as model_sync_utils
+from ansible_collections.ai_platform.serving.tests.support import ROOT
 
 PACKAGE = "ansible_collections.ai_platform.serving.plugins.modules."
-# model_sync keeps its spec in module_utils; the others have argspec().
-MODULES = {
-    "model_sync": model_sync_utils.argspec,
-    "image_archive": None,
-    "chart_archive": None,
-    "harbor_project": None,
-    "model_artifact_info": None,
-    "model_storage_state": None,
-    "model_claim_check": None,
-    "model_pull_job": None,
-    "model_pull_wait": None,
-    "model_cache_dirs": None,
-}
+# Every module of plugins/modules; model_sync keeps its spec in module_utils, the others have argspec().
+MODULES = dict((name[:-3], None) for name in sorted(os.listdir(os.path.join(ROOT, "plugins", "modules")))
+               if name.endswith(".py") and not name.startswith("_"))
+MODULES["model_sync"] = model_sync_utils.argspec
 
 
 class FragmentLoader(object):
