@@ -43,7 +43,8 @@ def test_runtime_requires_exactly_the_matrix_range():
     with open(os.path.join(ROOT, "meta", "runtime.yml")) as handle:
         runtime = yaml.safe_load(handle)
     oldest, newest = minor(MATRIX["OLDEST_ANSIBLE_CORE"]), minor(MATRIX["NEWEST_ANSIBLE_CORE"])
-    upper = "%s.%d" % (newest.split(".")[0], int(newest.split(".")[1]) + 1)
+    major, newest_minor = newest.split(".")
+    upper = "%s.%d" % (major, int(newest_minor) + 1)
     assert runtime["requires_ansible"] == ">=%s.0,<%s.0" % (oldest, upper)
 
 
