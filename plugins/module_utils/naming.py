@@ -238,6 +238,11 @@ def name_limit_problems(names, keys=None):
         if len(name) > limit:
             problems.append((key, "%s name '%s' has %d characters, over the limit of %d: %s"
                              % (what, name, len(name), limit, why)))
+        elif not (DNS_LABEL_RE if limit == DNS_LABEL_MAX else DNS_SUBDOMAIN_RE).match(name):
+            problems.append((key, "%s name '%s' is not a %s (lowercase letters, digits and '-'%s, starting and "
+                             "ending with a letter or digit)"
+                             % (what, name, "DNS label" if limit == DNS_LABEL_MAX else "DNS subdomain",
+                                "" if limit == DNS_LABEL_MAX else ", dots between labels")))
     return problems
 
 
