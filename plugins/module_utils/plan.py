@@ -85,6 +85,10 @@ class _ModelChecker(object):
             self.fail("name", name, "name must be the model's folder name under models/%s/" % self.category,
                       "set name to a folder name such as Qwen3-0.6B")
             return None
+        if name != name.strip():  # plan_inputs: the name is refused, never trimmed
+            self.fail("name", name, "the name has whitespace around it (a block scalar's newline?), so it is not "
+                      "the folder's name", "write the folder name on one line, without spaces or a block scalar")
+            return None
         node_selector = self._node_selector()
         namespace = self._optional_name("nameSpace", naming.DNS_LABEL_RE, naming.DNS_LABEL_MAX,
                                         "a namespace name (a DNS label)")
@@ -325,7 +329,7 @@ class _ModelChecker(object):
             node = hostpath_dir = None
         oras = self._oras_image()
         if oras:
-            for field, value, problem, fix in check_pull_image(oras, self.entry, settings):
+            for field, value, problem, fix in check_pull_image(oras, slug, self.entry.get("name"), settings):
                 self.fail(field, value, problem, fix)
         if not self.ok:
             return None

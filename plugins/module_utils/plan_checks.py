@@ -269,7 +269,7 @@ def check_namespace(namespace, overridden, settings):
     return []
 
 
-def check_pull_image(image, entry, settings):
+def check_pull_image(image, slug, name, settings):
     """``[(field, value, problem, fix)]`` for the pull Job image: a reference, on Harbor on-prem.
 
     The pull Job mounts harbor-creds; on-prem its image comes from Harbor, unless a values policy exception
@@ -284,14 +284,14 @@ def check_pull_image(image, entry, settings):
     harbor = settings.get("harbor_hostname")
     if settings.get("cloud_provider") != "on-prem" or not harbor or parts["registry"].lower() == harbor.lower():
         return []
-    model = {"slug": None, "name": entry.get("name")}
+    model = {"slug": slug, "name": name}
     if values_policy.allowed(model, PULL_IMAGE_RULE, "oras_image", settings.get("values_policy_allow")):
         return []
     return [(field, image, "on-prem the pull Job image must come from Harbor (%s), not %s: the Job mounts "
              "harbor-creds" % (harbor, parts["registry"]),
              "mirror the image into Harbor (harbor_upload) and point %s at it, or allow it in %s with {model: %s, "
              "rule: %s, key: oras_image, reason: <why>}" % (field, setting_field("values_policy_allow"),
-                                                           entry.get("name"), PULL_IMAGE_RULE))]
+                                                           slug, PULL_IMAGE_RULE))]
 
 
 def _label(record):

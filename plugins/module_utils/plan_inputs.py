@@ -12,7 +12,8 @@ records is trimmed, and adds a problem for every string it refuses. The rule per
   ``harborRef``, ``modelUri``, ``storageSize``, ``storageClass``, ``accessMode``, ``hostpathNode``,
   ``hostpathDir``.
 - **Refused** when they carry surrounding whitespace: the model ``name`` (it names a folder, where a space
-  would be another folder), the keys of ``nodeSelector`` (label keys, refused by the label check), and every
+  would be another folder: the plan's name check refuses it), the keys of ``nodeSelector`` (label keys,
+  refused by the label check), and every
   cluster setting (``aips_cloud_provider``, ``aips_kubeconfig``, ``aips_harbor_hostname``, ``aips_harbor_user``,
   ``aips_hostpath_root``, ``aips_oras_version``, ``aips_oras_image``, the string fields of
   ``aips_gpu_toleration``): the roles read those variables themselves, so a value trimmed here would still
@@ -37,7 +38,7 @@ TRIMMED_MODEL_FIELDS = ("nameSpace", "releaseName")
 TRIMMED_SOURCE_FIELDS = ("harborRef", "modelUri", "storageSize", "storageClass", "accessMode", "hostpathNode",
                          "hostpathDir")
 REFUSED_SETTINGS = ("cloud_provider", "kubeconfig", "harbor_hostname", "harbor_user", "hostpath_root",
-                    "oras_version", "oras_image")
+                    "oras_image")  # and oras_version, which must be a plain tag (TAG_RE)
 SECRET_SETTINGS = ("harbor_token",)
 TOLERATION_STRINGS = ("key", "operator", "value", "effect")
 TAG_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}\Z")
@@ -69,11 +70,6 @@ def _clean_entry(category, index, entry, problems):
         return entry
     entry = dict(entry)
     label = _label(category, index, entry)
-    name = entry.get("name")
-    if isinstance(name, str) and name != name.strip():
-        problems.append(Problem(label, "name", name, "the name has whitespace around it, so it names no folder "
-                                "under models/%s/" % category,
-                                "write the folder name on one line, without spaces or a block scalar (|, >)"))
     for field in TRIMMED_MODEL_FIELDS:
         entry[field] = _trim(entry[field]) if field in entry else None
         if entry[field] is None:
@@ -124,7 +120,7 @@ def _clean_setting(settings, key, problems):
                                 "%s holds whitespace (a YAML block scalar's newline?); the roles read it as written"
                                 % setting_field(key),
                                 "write it on one line without spaces (or pipe it through | trim)"))
-        settings[key] = None
+        settings[key] = value.strip()  # refused above; the other checks see the value meant
 
 
 def _clean_token(settings, key, problems):
@@ -145,7 +141,7 @@ def _clean_token(settings, key, problems):
                                 "the token holds whitespace (a trailing newline of a file or block scalar?); Harbor "
                                 "tokens never do, so every pull would fail to authenticate",
                                 "store the token without whitespace (pipe a file lookup through | trim)"))
-        settings[key] = None
+        settings[key] = value.strip()  # refused above; not reported a second time as missing
 
 
 def _clean_toleration(settings, problems):
