@@ -172,6 +172,8 @@ def clean(settings):
         _clean_token(settings, key, problems)
     _clean_toleration(settings, problems)
     version = settings.get("oras_version")
+    if isinstance(version, str) and not version.strip():
+        version = settings["oras_version"] = None  # blank: keep the images list's tag
     if version is not None and (not isinstance(version, str) or not TAG_RE.match(version)):
         problems.append(Problem(CLUSTER, setting_field("oras_version"), version,
                                 "the ORAS version must be a plain image tag (letters, digits, '_', '.', '-')",
