@@ -80,7 +80,7 @@ def check_settings(settings, problems):
     _check_kubeconfig(settings.get("kubeconfig"), problems)
     toleration = settings.get("gpu_toleration")
     if toleration:
-        _check_toleration(toleration, problems)
+        _check_toleration(toleration, problems, settings.get("values_policy_allow"))
     models = settings.get("models")
     if models is None:
         models = {}
@@ -113,12 +113,20 @@ def _check_kubeconfig(kubeconfig, problems):
                                 "(e.g. ~/.kube/rke2-cluster.yaml)" % field))
 
 
-def _check_toleration(toleration, problems):
+def _check_toleration(toleration, problems, allow=None):
     field = setting_field("gpu_toleration")
     if not isinstance(toleration, dict):
         problems.append(Problem(CLUSTER, field, toleration, "the toleration must be a mapping",
                                 "write it as {key: ..., operator: Equal, value: ..., effect: NoSchedule}"))
         return
+    if not toleration.get("key") and toleration.get("operator") == "Exists" \
+            and not values_policy.allowed({"slug": "*", "name": "*"}, "tolerate-everything", "gpu_toleration", allow):
+        problems.append(Problem(CLUSTER, field, toleration,
+                                "a toleration with operator Exists and no key tolerates every taint: the model pods and "
+                                "the pull Job could land on control-plane nodes",
+                                "set key to the GPU taint's key (e.g. nvidia.com/gpu), or allow it in %s with {model: "
+                                "'*', rule: tolerate-everything, key: gpu_toleration, reason: <why>}"
+                                % setting_field("values_policy_allow")))
     unknown = sorted(set(toleration) - {"key", "operator", "value", "effect", "tolerationSeconds"})
     if unknown:
         problems.append(Problem(CLUSTER, field, unknown, "unknown toleration keys",

@@ -425,12 +425,13 @@ class _PartWriter:
 
 
 def read_parts_index(parts_dir):
-    import yaml  # ansible-core's dependency
     path = os.path.join(parts_dir, PARTS_NAME)
     if not os.path.isfile(path):
         return None
-    with open(path) as handle:
-        return yaml.safe_load(handle)
+    try:
+        return safe_yaml.load_file(path)
+    except safe_yaml.YamlFileError as exc:
+        raise BundleError(str(exc))
 
 
 def split(bundle_dir, parts_dir, size, check_mode=False):
