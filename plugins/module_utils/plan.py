@@ -23,7 +23,7 @@ from ansible_collections.ai_platform.serving.plugins.module_utils import model_s
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming, plan_inputs, safe_yaml
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan_checks import (
     CLUSTER, VARIABLE_PREFIX, Problem, check_collisions, check_namespace, check_pull_image, check_settings,
-    check_sync, setting_field)
+    check_sync, check_values_policy, setting_field)
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan_schema import (
     ACCESS_MODES, ACCESS_RWO, ACCESS_RWX, CATEGORIES, MODEL_FIELDS, SOURCE_FIELDS, STORAGE_CLAIM, STORAGE_HARBOR,
     STORAGE_NONE)
@@ -547,6 +547,7 @@ def build_plan(settings):
                     records.append(record)
                     values.setdefault(record["slug"], checker.values)
     check_collisions(records, problems, values)
+    check_values_policy(records, values, settings, problems)
     check_sync(records, settings, problems)
     if any(p.severity == "error" for p in problems):
         return [], problems

@@ -436,3 +436,37 @@ def _check_values_claims(records, problems, values, owners):
                         "weights" % (record["values_files"][chart], claim, _label(other), where),
                         "remove the volume from %s; each model mounts only its own claim" % record["values_files"][chart]))
                     break
+
+
+def check_values_policy(records, values, settings, problems):
+    """The values policy (stack/values_policy.py) on every model's values files, at plan time: a refused key fails
+    the plan before any play changes anything. ``values``: slug -> {chart: parsed values}. The exceptions are
+    ``values_policy_allow`` (aips_values_policy_allow); a claim of another model of the plan is left to
+    check_collisions, which names both models."""
+    allow = settings.get("values_policy_allow")
+    for text in values_policy.allow_problems(allow):
+        problem, _sep, fix = text.partition(" Fix: ")
+        problems.append(Problem(CLUSTER, setting_field("values_policy_allow"), None, problem.rstrip("."),
+                                fix.rstrip(".") or "correct the entry"))
+    held = {}
+    for record in records:
+        for claim, _managed, _sub in _claims(record):
+            held.setdefault((record["namespace"], claim), set()).add(record["slug"])
+    for record in records:
+        for chart in ("gaie", "ms"):
+            tree = (values.get(record["slug"]) or {}).get(chart)
+            if not isinstance(tree, dict):
+                continue
+            path = record["values_files"][chart]
+            for rule, key, value in values_policy.findings(record, tree, chart):
+                claim = str(value).split("://")[-1].split("/")[0].split(":")[-1]
+                if rule == "other-claims" and held.get((record["namespace"], claim)):
+                    continue
+                if values_policy.allowed(record, rule, key, allow):
+                    continue
+                problems.append(Problem(
+                    _label(record), path, None,
+                    "%s = %s is refused by the values policy (%s: %s)" % (key, values_policy.shown(value), rule,
+                                                                          values_policy.RULES[rule]),
+                    "remove it, or allow it for this model in %s with {model: %s, rule: %s, key: %s, reason: <why>}"
+                    % (setting_field("values_policy_allow"), record["slug"], rule, key)))

@@ -116,7 +116,7 @@ def _object_findings(here, objects, record):
             found.append(("privileged-objects", where, "<a template of a privileged kind>"))
         elif kind in RBAC_KINDS or kind in CLUSTER_KINDS \
                 or (namespace and namespace != (record.get("names") or {}).get("namespace")):
-            found.append(("privileged-objects", where, "%s %s" % (kind, namespace or "")))
+            found.append(("privileged-objects", where, "%s%s" % (kind, " in namespace %s" % namespace if namespace else "")))
         else:
             found.append(("extra-objects", where, kind or "<a template>"))
     return found
@@ -219,9 +219,13 @@ def allowed(record, rule, key, allow):
     return False
 
 
-def _shown(value):
+def shown(value):
+    """A value as a refusal shows it: its repr, cut to 80 characters."""
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+_shown = shown
 
 
 def policy_problems(record, files, settings=None):
