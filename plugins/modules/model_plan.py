@@ -96,9 +96,12 @@ options:
     default: []
   values_policy_allow:
     description:
-      - The values policy's exceptions C([{model, rule, key, reason}]) (C(aips_values_policy_allow)). The plan reads
-        the rule V(pull-image-off-harbor) - on-prem the pull Job image must come from O(harbor_hostname) unless an
-        entry with this rule names the model (or C(*)).
+      - The values policy's exceptions C([{model, rule, key, reason}]) (C(aips_values_policy_allow)). The plan applies
+        the values policy (the rules of C(serving_stack_values_policy_allow)) to every model's values files, so a
+        refused key fails the plan before anything changes.
+      - Two rules are the plan's own - V(pull-image-off-harbor) (on-prem the pull Job image must come from
+        O(harbor_hostname) unless an entry with this rule names the model) and V(tolerate-everything) with model
+        C(*) (a O(gpu_toleration) with C(operator=Exists) and no key).
     type: list
     elements: dict
     default: []
