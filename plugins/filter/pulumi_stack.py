@@ -16,6 +16,7 @@ import yaml
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.common.text.converters import to_text
 
+from ansible_collections.ai_platform.serving.plugins.module_utils import safe_yaml
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import pulumi as ps
 
 
@@ -30,13 +31,11 @@ def _parse(stack):
     """The stack as plain Python data, from YAML text or an already parsed mapping."""
     if isinstance(stack, (bytes, str)):
         try:
-            return yaml.safe_load(to_text(stack)), None
-        except yaml.YAMLError as exc:
-            # Only the position and the kind of problem: yaml's own message quotes the line,
-            # which may be the token's.
-            mark = getattr(exc, "problem_mark", None)
-            where = " at line %d, column %d" % (mark.line + 1, mark.column + 1) if mark else ""
-            return None, "the stack file is not valid YAML%s: %s" % (where, getattr(exc, "problem", None) or "parse error")
+            # the collection's one YAML reader: alias, node and depth limits; the position and the kind of a
+            # problem only (yaml's own message quotes the line, which may be the token's)
+            return safe_yaml.loads(to_text(stack), "the stack file"), None
+        except safe_yaml.YamlFileError as exc:
+            return None, "the stack file is %s" % exc.reason
     try:
         # Plain types: values from Ansible may be tagged subclasses the YAML dumper rejects.
         return json.loads(json.dumps(stack)), None

@@ -26,9 +26,9 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.naming import 
 )
 
 _HF_NAME = r"[A-Za-z0-9](?:[A-Za-z0-9_.-]*[A-Za-z0-9])?"
-MODEL_URI_RE = re.compile(r"^(?P<cache>hub)/(?P<org>%s)/(?P<name>%s)$" % (_HF_NAME, _HF_NAME))
+MODEL_URI_RE = re.compile(r"^(?P<cache>hub)/(?P<org>%s)/(?P<name>%s)\Z" % (_HF_NAME, _HF_NAME))
 QUANTITY_RE = re.compile(
-    r"^(?P<number>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|[kMGTPE]|[eE][0-9]+)?$"
+    r"^(?P<number>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|[kMGTPE]|[eE][0-9]+)?\Z"
 )
 _BINARY = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
 _DECIMAL = {"k": 1, "M": 2, "G": 3, "T": 4, "P": 5, "E": 6}

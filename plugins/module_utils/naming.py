@@ -19,9 +19,9 @@ DNS_LABEL_MAX = 63
 DNS_SUBDOMAIN_MAX = 253
 HELM_RELEASE_MAX = 53
 
-SLUG_RE = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
-DNS_LABEL_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-DNS_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+SLUG_RE = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?\Z")
+DNS_LABEL_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?\Z")
+DNS_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z")
 
 GAIE_PREFIX = "gaie-"
 MS_PREFIX = "ms-"
@@ -238,6 +238,11 @@ def name_limit_problems(names, keys=None):
         if len(name) > limit:
             problems.append((key, "%s name '%s' has %d characters, over the limit of %d: %s"
                              % (what, name, len(name), limit, why)))
+        elif not (DNS_LABEL_RE if limit == DNS_LABEL_MAX else DNS_SUBDOMAIN_RE).match(name):
+            problems.append((key, "%s name '%s' is not a %s (lowercase letters, digits and '-'%s, starting and "
+                             "ending with a letter or digit)"
+                             % (what, name, "DNS label" if limit == DNS_LABEL_MAX else "DNS subdomain",
+                                "" if limit == DNS_LABEL_MAX else ", dots between labels")))
     return problems
 
 
@@ -262,7 +267,7 @@ def slug_limit(keys, namespace=None, release_name=None):
 
 LABEL_NAME_MAX = 63
 LABEL_PREFIX_MAX = 253
-LABEL_NAME_RE = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+LABEL_NAME_RE = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?\Z")
 
 
 def label_key_problem(key):

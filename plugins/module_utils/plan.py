@@ -18,16 +18,12 @@ __metaclass__ = type
 import os
 import posixpath
 
-try:
-    import yaml
-except ImportError:  # the plan then cannot count replicas; the claim check on the cluster still does
-    yaml = None
-
 from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan
 from ansible_collections.ai_platform.serving.plugins.module_utils import model_source as src
-from ansible_collections.ai_platform.serving.plugins.module_utils import naming
+from ansible_collections.ai_platform.serving.plugins.module_utils import naming, plan_inputs, safe_yaml
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan_checks import (
-    CLUSTER, VARIABLE_PREFIX, Problem, check_collisions, check_settings, check_sync, setting_field)
+    CLUSTER, VARIABLE_PREFIX, Problem, check_collisions, check_namespace, check_pull_image, check_settings,
+    check_sync, check_values_policy, setting_field)
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan_schema import (
     ACCESS_MODES, ACCESS_RWO, ACCESS_RWX, CATEGORIES, MODEL_FIELDS, SOURCE_FIELDS, STORAGE_CLAIM, STORAGE_HARBOR,
     STORAGE_NONE)
@@ -56,6 +52,7 @@ class _ModelChecker(object):
         name = entry.get("name") if isinstance(entry, dict) else None
         self.label = "%s/%s" % (category, name if isinstance(name, str) and name else "#%d" % index)
         self.ok = True
+        self.values = {}  # chart (gaie, ms) -> the parsed values file
 
     def fail(self, field, value, problem, fix, severity="error"):
         self.problems.append(Problem(self.label, field, value, problem, fix, severity))
@@ -88,6 +85,10 @@ class _ModelChecker(object):
             self.fail("name", name, "name must be the model's folder name under models/%s/" % self.category,
                       "set name to a folder name such as Qwen3-0.6B")
             return None
+        if name != name.strip():  # plan_inputs: the name is refused, never trimmed
+            self.fail("name", name, "the name has whitespace around it (a block scalar's newline?), so it is not "
+                      "the folder's name", "write the folder name on one line, without spaces or a block scalar")
+            return None
         node_selector = self._node_selector()
         namespace = self._optional_name("nameSpace", naming.DNS_LABEL_RE, naming.DNS_LABEL_MAX,
                                         "a namespace name (a DNS label)")
@@ -101,6 +102,8 @@ class _ModelChecker(object):
             return None
         names = naming.resource_names(slug, namespace, release)
         self._check_name_limits(names)
+        for field, value, problem, fix in check_namespace(names["namespace"], bool(namespace), self.settings):
+            self.fail(field, value, problem, fix)
         storage = self._storage(slug, names)
         if not self.ok:
             return None
@@ -155,12 +158,29 @@ class _ModelChecker(object):
             self.fail("slug", slug, why, "rename gaie-%s/ and ms-%s/ to a slug of lowercase letters, digits "
                       "and '-'" % (slug, slug))
             return None
-        for prefix in (naming.GAIE_PREFIX, naming.MS_PREFIX):
+        for chart, prefix in (("gaie", naming.GAIE_PREFIX), ("ms", naming.MS_PREFIX)):
             values = os.path.join(model_dir, prefix + slug, "values.yaml")
             if not os.path.isfile(values):
                 self.fail("folders", values, "the values file is missing",
                           "create %s (it may hold only {})" % values)
+                continue
+            self.values[chart] = self._read_values(chart, values)
         return slug
+
+    def _read_values(self, chart, path):
+        """The parsed values file (safe_yaml: size, alias, depth limits, no link out of the models tree)."""
+        try:
+            values = safe_yaml.load_file(path, root=self.settings["models_dir"])
+        except safe_yaml.YamlFileError as exc:
+            self.fail("values_files.%s" % chart, path, exc.reason, exc.fix)
+            return None
+        if values is None:
+            return {}
+        if not isinstance(values, dict):
+            self.fail("values_files.%s" % chart, path, "the values file must hold a mapping, it holds a %s"
+                      % type(values).__name__, "write the chart values as a YAML mapping (or {})")
+            return None
+        return values
 
     def _limited_keys(self):
         keys = ["namespace", "infra_release", "gaie_release", "ms_release", "gateway",
@@ -197,8 +217,11 @@ class _ModelChecker(object):
             field = {"namespace": "nameSpace", "infra_release": "releaseName", "gateway": "releaseName"}.get(key, "slug")
             if field != "slug" and not self.entry.get(field):
                 field = "slug"
+            what = "slug folders" if field == "slug" else field
             self.fail(field, names[key], message,
-                      "shorten the %s so every derived name fits" % ("slug folders" if field == "slug" else field))
+                      "shorten the %s so every derived name fits" % what if "characters, over the limit" in message
+                      else "write the %s with lowercase letters, digits and '-' only (no dots: the Gateway's Service "
+                      "is named after it and must be a DNS label)" % what)
 
     def _storage(self, slug, names):
         source = self.entry.get("modelSource")
@@ -247,10 +270,17 @@ class _ModelChecker(object):
         size_bytes = self._parsed(source, "storageSize", _storage_quantity,
                                   "write a Kubernetes quantity with a binary suffix, e.g. 40Gi")
         harbor_host = settings.get("harbor_hostname")
-        if oci and harbor_host and oci["registry"] != harbor_host:
-            self.warn("modelSource.harborRef", source.get("harborRef"),
-                      "the artifact is not on %s, so harbor-creds may not authenticate the pull" % harbor_host,
-                      "point harborRef at %s or check the registry's credentials" % harbor_host)
+        if oci and harbor_host and oci["registry"].lower() != harbor_host.lower():
+            if on_prem:
+                # air-gapped, harbor-creds goes wherever harborRef points: only Harbor itself may receive it
+                self.fail("modelSource.harborRef", source.get("harborRef"),
+                          "on-prem the artifact must be on Harbor (%s), not on %s: the pull Job sends harbor-creds "
+                          "to that registry" % (harbor_host, oci["registry"]),
+                          "point harborRef at %s/<project>/<name>:<tag>" % harbor_host)
+            else:
+                self.warn("modelSource.harborRef", source.get("harborRef"),
+                          "the artifact is not on %s, so harbor-creds may not authenticate the pull" % harbor_host,
+                          "point harborRef at %s or check the registry's credentials" % harbor_host)
         if not on_prem and not (settings.get("harbor_user") and settings.get("harbor_token")):
             self.fail("modelSource", source.get("harborRef"),
                       "a Harbor modelSource needs harbor_user and harbor_token: the pull Job authenticates "
@@ -298,6 +328,9 @@ class _ModelChecker(object):
                               else "remove %s, or set %s: on-prem" % (field, setting_field("cloud_provider")))
             node = hostpath_dir = None
         oras = self._oras_image()
+        if oras:
+            for field, value, problem, fix in check_pull_image(oras, slug, self.entry.get("name"), settings):
+                self.fail(field, value, problem, fix)
         if not self.ok:
             return None
         return {
@@ -330,18 +363,20 @@ class _ModelChecker(object):
         selector). A dynamic ReadWriteOnce claim is attached to whichever node its first pod lands on, so a
         second replica elsewhere could never start: the plan fails with the two ways out.
         """
+        node = storage.get("hostpath_node")
+        pinned = (node_selector or {}).get(HOSTNAME_LABEL)
+        if storage.get("mode") == STORAGE_HARBOR and node and pinned not in (None, node):
+            # one replica or many: a pod pinned away from its hostPath PV never starts
+            self.fail("nodeSelector", node_selector,
+                      "%s must run where the hostPath claim is (%s), but nodeSelector asks for %s=%s"
+                      % ("%d replicas" % replicas if replicas and replicas > 1 else "the serving pod", node,
+                         HOSTNAME_LABEL, pinned),
+                      "remove %s from nodeSelector (the plan pins the replicas to hostpathNode), or move "
+                      "hostpathNode to %s" % (HOSTNAME_LABEL, pinned))
+            return node_selector
         if storage.get("mode") != STORAGE_HARBOR or not replicas or replicas <= 1:
             return node_selector
-        node = storage.get("hostpath_node")
         if node:
-            pinned = (node_selector or {}).get(HOSTNAME_LABEL)
-            if pinned not in (None, node):
-                self.fail("nodeSelector", node_selector,
-                          "%d replicas must run where the hostPath claim is (%s), but nodeSelector asks for "
-                          "%s=%s" % (replicas, node, HOSTNAME_LABEL, pinned),
-                          "remove %s from nodeSelector (the plan pins the replicas to hostpathNode), or move "
-                          "hostpathNode to %s" % (HOSTNAME_LABEL, pinned))
-                return node_selector
             return dict(node_selector or {}, **{HOSTNAME_LABEL: node})
         if storage.get("access_mode") == ACCESS_RWO:
             self.fail("modelSource.accessMode", storage.get("access_mode"),
@@ -403,7 +438,7 @@ class _ModelChecker(object):
         storage["job_affinity"] = (node_affinity({HOSTNAME_LABEL: storage["hostpath_node"]})
                                    if storage.get("hostpath_node") else None)
         ms_values = os.path.join(model_dir, naming.MS_PREFIX + slug, "values.yaml")
-        replicas = serving_replicas(ms_values)
+        replicas = count_replicas(self.values.get("ms"))
         node_selector = self._placement(node_selector, storage, replicas)
         return {
             "name": name,
@@ -433,13 +468,15 @@ def serving_replicas(ms_values):
 
     None when the file cannot be read (the stack spec reports that); the chart's defaults otherwise.
     """
-    if yaml is None:
-        return None
     try:
-        with open(ms_values) as handle:
-            values = yaml.safe_load(handle) or {}
-    except (IOError, OSError, yaml.YAMLError):
+        values = safe_yaml.load_file(ms_values)
+    except safe_yaml.YamlFileError:
         return None
+    return count_replicas(values or {})
+
+
+def count_replicas(values):
+    """``serving_replicas`` of parsed ms values; None when they are not a mapping."""
     if not isinstance(values, dict):
         return None
     decode = values.get("decode") if isinstance(values.get("decode"), dict) else {}
@@ -485,7 +522,7 @@ def build_plan(settings):
     against the models' modelSource).
     ``records`` is empty when any problem is an error.
     """
-    problems = []
+    settings, problems = plan_inputs.clean(settings)
     models = check_settings(settings, problems)
     if not settings.get("models_dir") or not os.path.isdir(settings["models_dir"]):
         problems.append(Problem(CLUSTER, setting_field("models_dir"), settings.get("models_dir"),
@@ -494,6 +531,7 @@ def build_plan(settings):
                                 % setting_field("models_dir")))
         return [], problems
     records = []
+    values = {}  # slug -> {chart: parsed values}, for the checks across models
     for category in CATEGORIES:
         entries = models.get(category) or []
         if not isinstance(entries, list):
@@ -507,7 +545,9 @@ def build_plan(settings):
                 record = checker.build()
                 if record:
                     records.append(record)
-    check_collisions(records, problems)
+                    values.setdefault(record["slug"], checker.values)
+    check_collisions(records, problems, values)
+    check_values_policy(records, values, settings, problems)
     check_sync(records, settings, problems)
     if any(p.severity == "error" for p in problems):
         return [], problems

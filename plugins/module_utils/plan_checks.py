@@ -15,11 +15,15 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import fnmatch
 import re
 
+from ansible_collections.ai_platform.serving.plugins.module_utils import model_source as src
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan_schema import CATEGORIES, PROVIDERS, STORAGE_HARBOR
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan_schema import (
+    CATEGORIES, PROVIDERS, STORAGE_CLAIM, STORAGE_HARBOR)
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import reference
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values_policy
 
 ON_PREM_REQUIRED = ("kubeconfig", "harbor_hostname", "harbor_user", "harbor_token")
 TOLERATION_OPERATORS = ("Equal", "Exists")
@@ -27,6 +31,14 @@ TOLERATION_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 KUBECONFIG_CONTENT_RE = re.compile(r"(^|\s)(apiVersion|clusters|users|contexts|current-context)\s*:|^\s*[{\[]")
 VARIABLE_PREFIX = "aips_"
 CLUSTER = "cluster"
+
+# Namespaces no model may use (aips_protected_namespaces adds the site's own; shell patterns): the collection
+# labels a model namespace with its Pod Security level, and removal with storage deletes it. Kubernetes' own,
+# the default namespace, Istio's (the Gateway controller, istio-system), the name the collection keeps for
+# itself, and Harbor's (derived from aips_harbor_hostname when it is <service>.<namespace>.svc...).
+PROTECTED_NAMESPACES = ("kube-*", "default", "kube-node-lease", "kube-public", "kube-system", "istio-system",
+                        naming.LEASE_NAME)
+PULL_IMAGE_RULE = "pull-image-off-harbor"
 
 
 class Problem(object):
@@ -68,7 +80,7 @@ def check_settings(settings, problems):
     _check_kubeconfig(settings.get("kubeconfig"), problems)
     toleration = settings.get("gpu_toleration")
     if toleration:
-        _check_toleration(toleration, problems)
+        _check_toleration(toleration, problems, settings.get("values_policy_allow"))
     models = settings.get("models")
     if models is None:
         models = {}
@@ -101,12 +113,20 @@ def _check_kubeconfig(kubeconfig, problems):
                                 "(e.g. ~/.kube/rke2-cluster.yaml)" % field))
 
 
-def _check_toleration(toleration, problems):
+def _check_toleration(toleration, problems, allow=None):
     field = setting_field("gpu_toleration")
     if not isinstance(toleration, dict):
         problems.append(Problem(CLUSTER, field, toleration, "the toleration must be a mapping",
                                 "write it as {key: ..., operator: Equal, value: ..., effect: NoSchedule}"))
         return
+    if not toleration.get("key") and toleration.get("operator") == "Exists" \
+            and not values_policy.allowed({"slug": "*", "name": "*"}, "tolerate-everything", "gpu_toleration", allow):
+        problems.append(Problem(CLUSTER, field, toleration,
+                                "a toleration with operator Exists and no key tolerates every taint: the model pods and "
+                                "the pull Job could land on control-plane nodes",
+                                "set key to the GPU taint's key (e.g. nvidia.com/gpu), or allow it in %s with {model: "
+                                "'*', rule: tolerate-everything, key: gpu_toleration, reason: <why>}"
+                                % setting_field("values_policy_allow")))
     unknown = sorted(set(toleration) - {"key", "operator", "value", "effect", "tolerationSeconds"})
     if unknown:
         problems.append(Problem(CLUSTER, field, unknown, "unknown toleration keys",
@@ -141,7 +161,13 @@ def _check_toleration(toleration, problems):
                                 "use one of %s, as on the node's taint" % ", ".join(TOLERATION_EFFECTS)))
 
 
-def check_collisions(records, problems):
+def check_collisions(records, problems, values=None):
+    """Problems of models that would share something: slug, infra release, hostPath directory, claim, a name in a
+    namespace (after chart truncation), a claim mounted through another model's values file (``values``: slug ->
+    {chart: parsed values}). Each names both models and the field."""
+    _check_hostpaths(records, problems)
+    owners = _check_claims(records, problems)
+    _check_values_claims(records, problems, values or {}, owners)
     seen = {}
     clashing = set()
     for record in records:
@@ -164,6 +190,7 @@ def check_collisions(records, problems):
                                     "release %s in namespace %s is also used by %s" % (key[1], key[0], releases[key]),
                                     "set a different releaseName or nameSpace"))
         releases.setdefault(key, label)
+    _check_names(records, problems, clashing)
 
 
 def check_sync(records, settings, problems):
@@ -211,3 +238,235 @@ def format_problems(problems):
     lines = ["The model plan has %d problem%s:" % (len(errors), "" if len(errors) == 1 else "s")]
     lines.extend("  - %s" % p for p in errors)
     return "\n".join(lines)
+
+
+def harbor_namespace(harbor_hostname):
+    """The namespace of an in-cluster Harbor (``<service>.<namespace>.svc[.<domain>]``), else None."""
+    if not isinstance(harbor_hostname, str):
+        return None
+    labels = harbor_hostname.split(":", 1)[0].lower().split(".")
+    if len(labels) >= 3 and labels[2] == "svc" and labels[1]:
+        return labels[1]
+    return None
+
+
+def protected_namespaces(settings):
+    """``[(pattern, why)]``: the default list, Harbor's namespace and the site's aips_protected_namespaces."""
+    found = [(pattern, "a namespace the collection does not own") for pattern in PROTECTED_NAMESPACES]
+    harbor = harbor_namespace(settings.get("harbor_hostname"))
+    if harbor:
+        found.append((harbor, "Harbor's namespace (%s)" % settings.get("harbor_hostname")))
+    extra = settings.get("protected_namespaces") or []
+    if isinstance(extra, str):
+        extra = [extra]
+    found.extend((str(pattern), "listed in %s" % setting_field("protected_namespaces")) for pattern in extra
+                 if pattern)
+    return found
+
+
+def check_namespace(namespace, overridden, settings):
+    """``[(field, value, problem, fix)]`` when a model's namespace is a protected one."""
+    for pattern, why in protected_namespaces(settings):
+        if fnmatch.fnmatchcase(namespace, pattern):
+            field = "nameSpace" if overridden else "slug"
+            return [(field, namespace,
+                     "the namespace %s is protected (%s, matches %s): the collection labels a model's namespace "
+                     "and removal with storage deletes it" % (namespace, why, pattern),
+                     "set nameSpace to a namespace of the model's own (the default is llm-d-<slug>)"
+                     if overridden else "rename the slug folders, or set nameSpace to a namespace of the model's own")]
+    return []
+
+
+def check_pull_image(image, slug, name, settings):
+    """``[(field, value, problem, fix)]`` for the pull Job image: a reference, on Harbor on-prem.
+
+    The pull Job mounts harbor-creds; on-prem its image comes from Harbor, unless a values policy exception
+    (``aips_values_policy_allow``, rule pull-image-off-harbor) names the model.
+    """
+    field = setting_field("oras_image") if settings.get("oras_image") else setting_field("images")
+    try:
+        parts = reference.parse_oci_reference(image)
+    except ValueError as exc:
+        return [(field, image, "the pull Job's ORAS image is not a usable reference: %s" % exc,
+                 "write host/project/oras:<tag> (on-prem on %s)" % (settings.get("harbor_hostname") or "Harbor"))]
+    harbor = settings.get("harbor_hostname")
+    if settings.get("cloud_provider") != "on-prem" or not harbor or parts["registry"].lower() == harbor.lower():
+        return []
+    model = {"slug": slug, "name": name}
+    if values_policy.allowed(model, PULL_IMAGE_RULE, "oras_image", settings.get("values_policy_allow")):
+        return []
+    return [(field, image, "on-prem the pull Job image must come from Harbor (%s), not %s: the Job mounts "
+             "harbor-creds" % (harbor, parts["registry"]),
+             "mirror the image into Harbor (harbor_upload) and point %s at it, or allow it in %s with {model: %s, "
+             "rule: %s, key: oras_image, reason: <why>}" % (field, setting_field("values_policy_allow"),
+                                                           slug, PULL_IMAGE_RULE))]
+
+
+def _label(record):
+    return "%s/%s" % (record["category"], record["name"])
+
+
+def _nested(one, other):
+    return one == other or other.startswith(one.rstrip("/") + "/") or one.startswith(other.rstrip("/") + "/")
+
+
+def _check_hostpaths(records, problems):
+    """One owner per hostPath directory per node: no two models on equal or nested directories."""
+    seen = []
+    for record in records:
+        storage = record["storage"]
+        node, directory = storage.get("hostpath_node"), storage.get("hostpath_dir")
+        if not node or not directory:
+            continue
+        for other, other_node, other_dir in seen:
+            if other_node.lower() == node.lower() and _nested(directory, other_dir):
+                how = "is" if directory == other_dir else "is nested with"
+                problems.append(Problem(
+                    _label(record), "modelSource.hostpathDir", directory,
+                    "the hostPath directory %s %s %s's %s on node %s: two PVs on one directory, each pull replaces "
+                    "or prunes the other's weights" % (directory, how, _label(other), other_dir, node),
+                    "give one of the two models its own directory (hostpathDir, or drop it for <root>/<slug>) "
+                    "that neither contains nor lies inside the other's"))
+                break
+        seen.append((record, node, directory))
+
+
+def _claims(record):
+    """``[(claim, managed, sub_path)]`` the model holds in its namespace."""
+    storage = record["storage"]
+    if storage.get("mode") == STORAGE_HARBOR:
+        return [(storage["pvc"], True, None)]
+    if storage.get("mode") == STORAGE_CLAIM:
+        return [(storage["claim"], False, storage["sub_path"])]
+    return []
+
+
+def _check_claims(records, problems):
+    """One owner per claim: a managed claim is its model's alone; user claims only on disjoint sub-paths."""
+    owners = {}
+    for record in records:
+        for claim, managed, sub_path in _claims(record):
+            key = (record["namespace"], claim)
+            for other, other_managed, other_path in owners.get(key, []):
+                if managed or other_managed:
+                    whose = record if managed else other
+                    problems.append(Problem(
+                        _label(record), "modelSource", claim,
+                        "the claim %s in namespace %s is the one the collection manages for %s, which it re-pulls, "
+                        "prunes and clears" % (claim, key[0], _label(whose)),
+                        "serve %s from a claim of its own (a pvc:// claim you own, or a Harbor modelSource)"
+                        % _label(record)))
+                elif _nested(sub_path, other_path):
+                    problems.append(Problem(
+                        _label(record), "modelSource", claim,
+                        "the claim %s in namespace %s is also %s's, on the same or a nested sub-path (%s, %s)"
+                        % (claim, key[0], _label(other), sub_path, other_path),
+                        "give each model its own directory on the claim, or its own claim"))
+            owners.setdefault(key, []).append((record, managed, sub_path))
+    return owners
+
+
+# name keys that share one kind's namespace-wide name space: Helm releases, Services
+_NAME_GROUPS = (("Helm release", ("infra_release", "gaie_release", "ms_release")),
+                ("Service", ("epp_service", "gateway_service", "embeddings_service")))
+
+
+def _check_names(records, problems, skip):
+    """One owner per name in a namespace, after the charts' own truncation (the EPP's 40 characters)."""
+    for what, keys in _NAME_GROUPS:
+        owners = {}
+        for record in records:
+            if record["slug"] in skip:
+                continue
+            for key in keys:
+                name = record["names"][key]
+                index = (record["namespace"], name)
+                other = owners.get(index)
+                if other is None:
+                    owners[index] = (record, key)
+                    continue
+                if other[0] is record or (key == other[1] == "infra_release"):
+                    continue  # one model's own names; two infra releases: check_collisions' releaseName message
+                why = ""
+                if key == "epp_service":
+                    why = (" (inferencepool names its endpoint picker's Service and Deployment after the release cut "
+                           "to %d characters, so slugs that agree in their first %d characters collide)"
+                           % (naming.EPP_RELEASE_MAX, naming.EPP_RELEASE_MAX - len(naming.GAIE_PREFIX)))
+                problems.append(Problem(
+                    _label(record), "slug", record["slug"],
+                    "the %s name %s in namespace %s is also %s's%s" % (what, name, index[0], _label(other[0]), why),
+                    "make the two slugs differ within their first %d characters, or give one model its own nameSpace"
+                    % (naming.EPP_RELEASE_MAX - len(naming.GAIE_PREFIX)) if key == "epp_service"
+                    else "rename one model's slug folders or releaseName, or give one model its own nameSpace"))
+
+
+def _mounted_claims(values, path=""):
+    """``(key path, claim)`` of every persistentVolumeClaim and pvc:// model URI in a values tree."""
+    stack = [(path, values)]
+    while stack:
+        here, node = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                where = "%s.%s" % (here, key) if here else str(key)
+                if key == "persistentVolumeClaim" and isinstance(value, dict) and isinstance(value.get("claimName"), str):
+                    yield where + ".claimName", value["claimName"]
+                elif key == "uri" and isinstance(value, str) and value.startswith((src.PVC_SCHEME, src.PVC_HF_SCHEME)):
+                    yield where, value.split("://", 1)[1].split("/", 1)[0].split(":")[-1]
+                else:
+                    stack.append((where, value))
+        elif isinstance(node, list):
+            stack.extend(("%s[%d]" % (here, position), item) for position, item in enumerate(node))
+
+
+def _check_values_claims(records, problems, values, owners):
+    """A values file may not mount a claim another model of its namespace holds (writable or not)."""
+    for record in records:
+        for chart, tree in sorted((values.get(record["slug"]) or {}).items()):
+            if not isinstance(tree, dict):
+                continue
+            for where, claim in _mounted_claims(tree):
+                if where == "modelArtifacts.uri" and record.get("model_artifacts_uri"):
+                    continue  # the plan's own URI replaces it
+                for other, _managed, _sub in owners.get((record["namespace"], claim), []):
+                    if other is record:
+                        continue
+                    problems.append(Problem(
+                        _label(record), "values_files.%s" % chart, "%s = %s" % (where, claim),
+                        "%s mounts the claim %s of %s (%s): its pods could read or overwrite the other model's "
+                        "weights" % (record["values_files"][chart], claim, _label(other), where),
+                        "remove the volume from %s; each model mounts only its own claim" % record["values_files"][chart]))
+                    break
+
+
+def check_values_policy(records, values, settings, problems):
+    """The values policy (stack/values_policy.py) on every model's values files, at plan time: a refused key fails
+    the plan before any play changes anything. ``values``: slug -> {chart: parsed values}. The exceptions are
+    ``values_policy_allow`` (aips_values_policy_allow); a claim of another model of the plan is left to
+    check_collisions, which names both models."""
+    allow = settings.get("values_policy_allow")
+    for text in values_policy.allow_problems(allow):
+        problem, _sep, fix = text.partition(" Fix: ")
+        problems.append(Problem(CLUSTER, setting_field("values_policy_allow"), None, problem.rstrip("."),
+                                fix.rstrip(".") or "correct the entry"))
+    held = {}
+    for record in records:
+        for claim, _managed, _sub in _claims(record):
+            held.setdefault((record["namespace"], claim), set()).add(record["slug"])
+    for record in records:
+        for chart in ("gaie", "ms"):
+            tree = (values.get(record["slug"]) or {}).get(chart)
+            if not isinstance(tree, dict):
+                continue
+            path = record["values_files"][chart]
+            for rule, key, value in values_policy.findings(record, tree, chart):
+                claim = str(value).split("://")[-1].split("/")[0].split(":")[-1]
+                if rule == "other-claims" and held.get((record["namespace"], claim)):
+                    continue
+                if values_policy.allowed(record, rule, key, allow):
+                    continue
+                problems.append(Problem(
+                    _label(record), path, None,
+                    "%s = %s is refused by the values policy (%s: %s)" % (key, values_policy.shown(value), rule,
+                                                                          values_policy.RULES[rule]),
+                    "remove it, or allow it for this model in %s with {model: %s, rule: %s, key: %s, reason: <why>}"
+                    % (setting_field("values_policy_allow"), record["slug"], rule, key)))

@@ -14,24 +14,28 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.plan import DE
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan_checks import format_problems
 
 SETTINGS = ("models", "models_dir", "cloud_provider", "kubeconfig", "harbor_hostname", "harbor_user",
-            "harbor_token", "gpu_toleration", "hostpath_root", "oras_version", "oras_image", "images", "sync_models")
+            "harbor_token", "gpu_toleration", "hostpath_root", "oras_version", "oras_image", "images", "sync_models",
+            "protected_namespaces", "values_policy_allow")
 
 
 def argspec():
     return dict(
-        models=dict(type="dict", default={}),
+        # raw: the plan checks the shape itself and names the aips_ variable (null means no models)
+        models=dict(type="raw", default={}),
         models_dir=dict(type="path", required=True),
         cloud_provider=dict(type="str"),
         kubeconfig=dict(type="str"),
         harbor_hostname=dict(type="str"),
         harbor_user=dict(type="str"),
         harbor_token=dict(type="str", no_log=True),
-        gpu_toleration=dict(type="dict"),
+        gpu_toleration=dict(type="raw"),
         hostpath_root=dict(type="str", default=DEFAULT_HOSTPATH_ROOT),
         oras_version=dict(type="str"),
         oras_image=dict(type="str"),
         images=dict(type="list", elements="dict"),
         sync_models=dict(type="list", elements="dict", default=[]),
+        protected_namespaces=dict(type="list", elements="str", default=[]),
+        values_policy_allow=dict(type="list", elements="dict", default=[]),
     )
 
 

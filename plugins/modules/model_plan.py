@@ -36,15 +36,22 @@ options:
       - C(modelSource) is either a mapping C({harborRef, modelUri, storageSize, storageClass, hostpathNode,
         hostpathDir}) for weights pulled from Harbor, or a string C(pvc://[namespace:]claim/sub/path) for a
         user-owned claim.
-    type: dict
+      - V(null) means no models. Any other value that is not a mapping is a problem naming C(aips_models)
+        (the option takes any type so that the plan, not the option check, reports it).
+      - String fields are trimmed or refused as C(plugins/module_utils/plan_inputs.py) documents (a block
+        scalar's trailing newline never reaches a Job's env or an object name).
+    type: raw
     default: {}
   models_dir:
     description: Folder holding C(generative/) and C(embedder/) model folders.
     type: path
     required: true
   gpu_toleration:
-    description: Toleration applied to the model pods and to the pull Job (C(key), C(operator), C(value), C(effect)).
-    type: dict
+    description:
+      - Toleration applied to the model pods and to the pull Job (C(key), C(operator), C(value), C(effect),
+        C(tolerationSeconds) as a whole number).
+      - A value that is not a mapping is a problem naming C(aips_gpu_toleration).
+    type: raw
   hostpath_root:
     description: Parent of the default per-model hostPath directory C(<hostpath_root>/<slug>).
     type: str
@@ -75,6 +82,26 @@ options:
         same Hugging Face repo, they must agree on the repo id (C(modelUri)), the tag and the artifact; each
         disagreement is a problem naming the model, the field, both values and the fix. Models no entry
         names are not checked (they may be synced elsewhere).
+    type: list
+    elements: dict
+    default: []
+  protected_namespaces:
+    description:
+      - Namespaces (shell patterns) no model may use, added to the default list - C(kube-*), C(default),
+        C(kube-node-lease), C(kube-public), C(kube-system), C(istio-system) (the Gateway controller's),
+        C(ai-platform-serving) (kept for the collection itself) and Harbor's namespace when O(harbor_hostname) is
+        C(<service>.<namespace>.svc...).
+    type: list
+    elements: str
+    default: []
+  values_policy_allow:
+    description:
+      - The values policy's exceptions C([{model, rule, key, reason}]) (C(aips_values_policy_allow)). The plan applies
+        the values policy (the rules of C(serving_stack_values_policy_allow)) to every model's values files, so a
+        refused key fails the plan before anything changes.
+      - Two rules are the plan's own - V(pull-image-off-harbor) (on-prem the pull Job image must come from
+        O(harbor_hostname) unless an entry with this rule names the model) and V(tolerate-everything) with model
+        C(*) (a O(gpu_toleration) with C(operator=Exists) and no key).
     type: list
     elements: dict
     default: []

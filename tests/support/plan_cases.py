@@ -29,18 +29,52 @@ def load_cases():
         return yaml.safe_load(handle)["cases"]
 
 
+def alias_bomb(levels=7, width=10):
+    """A YAML document of under 1 kB standing for width**levels nodes once its aliases are expanded."""
+    lines = ["l0: &l0 [%s]" % ", ".join(['"lol"'] * width)]
+    for level in range(1, levels):
+        lines.append("l%d: &l%d [%s]" % (level, level, ", ".join(["*l%d" % (level - 1)] * width)))
+    return "\n".join(lines) + "\n"
+
+
+# generated values files a case may ask for by name (raw_values: {"<folder>/<sub>": "@name"})
+GENERATED = {
+    "@alias-bomb": alias_bomb,
+    "@deep": lambda: "a: " + "[" * 200 + "]" * 200 + "\n",
+    "@large": lambda: "# padding\n" * (2 * 1024 * 1024 // 10) + "a: 1\n",
+}
+
+
 def make_models_tree(base, case):
-    """Create models/<category>/<name>/<sub>/values.yaml under ``base``; return the models dir."""
+    """Create models/<category>/<name>/<sub>/values.yaml under ``base``; return the models dir.
+
+    ``values`` are dumped as YAML; ``raw_values`` are written as given (or generated, GENERATED);
+    ``links`` make values.yaml a symlink to a file ``outside`` the models tree holding the given text.
+    """
     models_dir = os.path.join(str(base), "models")
     os.makedirs(models_dir, exist_ok=True)
     skip = set(case.get("no_values") or [])
+    raw = case.get("raw_values") or {}
+    links = case.get("links") or {}
     for model_folder, subfolders in (case.get("folders") or {}).items():
         for sub in subfolders:
             path = os.path.join(models_dir, model_folder, sub)
             os.makedirs(path, exist_ok=True)
             key = "%s/%s" % (model_folder, sub)
-            if key not in skip:
-                with open(os.path.join(path, "values.yaml"), "w") as handle:
+            values = os.path.join(path, "values.yaml")
+            if key in skip:
+                continue
+            if key in links:
+                outside = os.path.join(str(base), "outside-%s.yaml" % sub)
+                with open(outside, "w") as handle:
+                    handle.write(links[key])
+                os.symlink(outside, values)
+                continue
+            with open(values, "w") as handle:
+                if key in raw:
+                    text = raw[key]
+                    handle.write(GENERATED[text]() if text in GENERATED else text)
+                else:
                     handle.write("---\n" + yaml.safe_dump((case.get("values") or {}).get(key) or {}))
     return models_dir
 

@@ -30,6 +30,7 @@ import tarfile
 import tempfile
 import time
 
+from ansible_collections.ai_platform.serving.plugins.module_utils import safe_yaml
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import oci_archive, oci_artifact
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import tools as registry
 from ansible_collections.ai_platform.serving.plugins.module_utils.sync import model_sync
@@ -424,12 +425,13 @@ class _PartWriter:
 
 
 def read_parts_index(parts_dir):
-    import yaml  # ansible-core's dependency
     path = os.path.join(parts_dir, PARTS_NAME)
     if not os.path.isfile(path):
         return None
-    with open(path) as handle:
-        return yaml.safe_load(handle)
+    try:
+        return safe_yaml.load_file(path)
+    except safe_yaml.YamlFileError as exc:
+        raise BundleError(str(exc))
 
 
 def split(bundle_dir, parts_dir, size, check_mode=False):
@@ -537,15 +539,13 @@ def dump_lock(document):
 
 
 def read_lock(bundle_dir):
-    import yaml
     path = os.path.join(bundle_dir, LOCK_NAME)
     if not os.path.isfile(path):
         raise BundleError("%s is missing: not a bundle directory (or the bundle was not joined from its parts)" % path)
-    with open(path) as handle:
-        try:
-            return yaml.safe_load(handle)
-        except yaml.YAMLError as exc:
-            raise BundleError("%s is not valid YAML: %s" % (path, exc))
+    try:
+        return safe_yaml.load_file(path)
+    except safe_yaml.YamlFileError as exc:
+        raise BundleError(str(exc))
 
 
 def stale_paths(bundle_dir, items):

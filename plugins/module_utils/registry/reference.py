@@ -24,7 +24,7 @@ _REGISTRY_RE = r"(?:localhost|[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+|[A-Za-z0-9-]+:[0
 _PATH_COMPONENT_RE = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
 OCI_REFERENCE_RE = re.compile(
     r"^(?P<registry>%s)/(?P<repository>%s(?:/%s)+)(?::(?P<tag>[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}))?"
-    r"(?:@(?P<digest>sha256:[0-9a-f]{64}))?$" % (_REGISTRY_RE, _PATH_COMPONENT_RE, _PATH_COMPONENT_RE)
+    r"(?:@(?P<digest>sha256:[0-9a-f]{64}))?\Z" % (_REGISTRY_RE, _PATH_COMPONENT_RE, _PATH_COMPONENT_RE)
 )
 OCI_DIGEST_RE = re.compile(r"^[a-z0-9]+(?:[+._-][a-z0-9]+)*:[a-zA-Z0-9=_-]+$")
 

@@ -9,7 +9,8 @@ The merge rule (the seed's "file + programmatic", made explicit):
 - Mappings merge key by key; for a key both sides set, the programmatic side wins.
 - Lists are replaced as a whole (as a plain Helm values merge does), except the lists
   the plan extends rather than owns, merged by identity so the model author's entries stay:
-  ``containers`` (by ``name``), ``env`` (by ``name``), ``imagePullSecrets`` (by ``name``),
+  ``containers`` (by ``name``), ``env`` (by ``name``; the programmatic entry replaces the file's whole, so
+  its ``value`` never sits beside the file's ``valueFrom``), ``imagePullSecrets`` (by ``name``),
   ``tolerations`` (by the whole toleration).
 - The programmatic side owns: per role (``decode``, ``prefill``) ``extraConfig.affinity``
   (hard nodeAffinity from nodeSelector), the GPU toleration and the ``harbor-creds`` pull secret.
@@ -77,7 +78,7 @@ def _merge_list(key, base, override):
         if position is None:
             index[identity(entry)] = len(merged)
             merged.append(copy.deepcopy(entry))
-        elif isinstance(entry, dict) and isinstance(merged[position], dict):
+        elif key != "env" and isinstance(entry, dict) and isinstance(merged[position], dict):
             merged[position] = merge_values(merged[position], entry)
         else:
             merged[position] = copy.deepcopy(entry)

@@ -21,6 +21,19 @@ Rules (ids as the allow-list names them):
 - ``writable-model-mount``: ``modelArtifacts.readOnly: false`` on a model the plan does not serve
   from its claim (for one it does, the plan owns the key and ``stack_values`` reports it), or a
   ``persistentVolumeClaim`` volume of the model's claim that is not ``readOnly: true``.
+- ``extra-objects``: an ``extraObjects`` entry (llm-d-modelservice renders each one, through ``tpl``, with
+  the deploy's credentials): any object beside the chart's own workload.
+- ``privileged-objects``: an ``extraObjects`` entry of an RBAC kind, a Secret or ServiceAccount, a
+  cluster-scoped kind, or one naming another namespace; never excused by ``extra-objects``.
+- ``helm-lookup``: a string holding a Helm ``lookup`` call (the charts pass values through ``tpl``, so
+  it would read any object of the cluster, Secrets included, with the deploy's credentials).
+- ``tolerate-everything``: a toleration without a key and ``operator: Exists``: the pod tolerates
+  every taint and may land on control-plane nodes.
+- ``other-claims``: a ``persistentVolumeClaim`` volume, or a ``pvc://`` / ``pvc+hf://`` model URI,
+  of a claim that is not the model's own (the plan also names the other model when it is one of
+  the plan's).
+- ``pull-image-off-harbor``: on-prem, the pull Job image (``aips_oras_image`` or the plan's ORAS image)
+  off Harbor; the model plan checks it (key ``oras_image``), since the Job mounts ``harbor-creds``.
 
 Exceptions are explicit: ``serving_stack_values_policy_allow`` (the ``values_policy_allow``
 setting) is a list of ``{model, rule, key, reason}``; ``model`` is a slug, a model name or
@@ -31,6 +44,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import re
+
 RULES = {
     "privileged": "a privileged container has every capability of the node's root",
     "privilege-escalation": "allowPrivilegeEscalation lets a process gain more privileges than its parent",
@@ -39,7 +54,20 @@ RULES = {
     "host-path": "a hostPath volume exposes a node directory to the pod",
     "added-capabilities": "added Linux capabilities widen what the container may do to the node",
     "writable-model-mount": "serving pods must never write the model's weights",
+    "extra-objects": "extraObjects are rendered with the deploy's credentials, outside the chart's workload",
+    "privileged-objects": "RBAC objects, Secrets, ServiceAccounts, cluster-scoped objects and objects of other "
+                          "namespaces grant or reach more than the model's workload",
+    "helm-lookup": "a Helm lookup reads any object of the cluster, Secrets included, with the deploy's credentials",
+    "tolerate-everything": "a toleration without a key tolerates every taint, control-plane nodes included",
+    "other-claims": "a model's pods mount only the model's own claim",
+    "pull-image-off-harbor": "on-prem the pull Job mounts harbor-creds, so its image must come from Harbor",
 }
+RBAC_KINDS = ("Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding", "Secret", "ServiceAccount")
+CLUSTER_KINDS = ("Namespace", "Node", "PersistentVolume", "StorageClass", "CustomResourceDefinition", "PriorityClass",
+                 "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration", "ValidatingAdmissionPolicy",
+                 "ValidatingAdmissionPolicyBinding", "APIService", "CSIDriver", "RuntimeClass", "IngressClass",
+                 "GatewayClass", "ClusterIssuer", "VolumeSnapshotClass", "CertificateSigningRequest")
+LOOKUP_RE = re.compile(r"\{\{.*?\blookup\b", re.DOTALL)
 HOST_NAMESPACE_KEYS = ("hostNetwork", "hostPID", "hostIPC")
 ALLOW_FIELDS = ("model", "rule", "key", "reason")
 ALLOW_VARIABLE = "serving_stack_values_policy_allow"
@@ -71,6 +99,29 @@ def _serves_from_claim(record):
     return str(record.get("model_artifacts_uri") or "").startswith("pvc")
 
 
+def _claim_of_uri(uri):
+    """The claim a ``pvc://[ns:]claim/...`` or ``pvc+hf://claim/...`` URI names, else None."""
+    if not isinstance(uri, str) or not uri.startswith(("pvc://", "pvc+hf://")):
+        return None
+    return uri.split("://", 1)[1].split("/", 1)[0].split(":")[-1]
+
+
+def _object_findings(here, objects, record):
+    found = []
+    for position, item in enumerate(objects if isinstance(objects, list) else [objects]):
+        where = "%s[%d]" % (here, position)
+        kind = item.get("kind") if isinstance(item, dict) else None
+        namespace = ((item.get("metadata") or {}) if isinstance(item, dict) else {}).get("namespace")
+        if isinstance(item, str) and re.search(r"(?m)^\s*kind:\s*(%s)\s*$" % "|".join(RBAC_KINDS + CLUSTER_KINDS), item):
+            found.append(("privileged-objects", where, "<a template of a privileged kind>"))
+        elif kind in RBAC_KINDS or kind in CLUSTER_KINDS \
+                or (namespace and namespace != (record.get("names") or {}).get("namespace")):
+            found.append(("privileged-objects", where, "%s%s" % (kind, " in namespace %s" % namespace if namespace else "")))
+        else:
+            found.append(("extra-objects", where, kind or "<a template>"))
+    return found
+
+
 def findings(record, values, chart=None):
     """``(rule, key path, value)`` for every key of ``values`` the policy rejects."""
     found = []
@@ -78,6 +129,28 @@ def findings(record, values, chart=None):
     for path, mapping in _walk(values or {}):
         for key, value in mapping.items():
             here = _join(path, key)
+            if key == "extraObjects" and value not in (None, [], {}, ""):
+                found.extend(_object_findings(here, value, record))
+                continue
+            if key == "tolerations" and isinstance(value, list):
+                for position, toleration in enumerate(value):
+                    if isinstance(toleration, dict) and not toleration.get("key") \
+                            and toleration.get("operator") == "Exists":
+                        found.append(("tolerate-everything", "%s[%d]" % (here, position), toleration))
+            if isinstance(key, str) and LOOKUP_RE.search(key):
+                found.append(("helm-lookup", here, "<a key calling lookup>"))
+            strings = [(here, value)] if isinstance(value, str) else \
+                [("%s[%d]" % (here, position), item) for position, item in enumerate(value)
+                 if isinstance(item, str)] if isinstance(value, list) else []
+            for where, text in strings:
+                if LOOKUP_RE.search(text):
+                    found.append(("helm-lookup", where, "<a template calling lookup>"))
+            if key == "persistentVolumeClaim" and isinstance(value, dict) and value.get("claimName") \
+                    and value.get("claimName") not in claims:
+                found.append(("other-claims", _join(here, "claimName"), value.get("claimName")))
+            if key == "uri" and path.endswith("modelArtifacts") and _claim_of_uri(value) \
+                    and _claim_of_uri(value) not in claims and not record.get("model_artifacts_uri"):
+                found.append(("other-claims", here, value))
             if key == "privileged" and value is True:
                 found.append(("privileged", here, value))
             elif key == "allowPrivilegeEscalation" and value is True:
@@ -146,9 +219,13 @@ def allowed(record, rule, key, allow):
     return False
 
 
-def _shown(value):
+def shown(value):
+    """A value as a refusal shows it: its repr, cut to 80 characters."""
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+_shown = shown
 
 
 def policy_problems(record, files, settings=None):

@@ -16,12 +16,8 @@ import os
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import distribution
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry.reference import parse_oci_reference, pinned_reference
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry.transport import TransportError, open_url_transport
+from ansible_collections.ai_platform.serving.plugins.module_utils import safe_yaml
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims
-
-try:
-    import yaml
-except ImportError:  # only needed with a lock file
-    yaml = None
 
 
 class LockError(Exception):
@@ -59,10 +55,10 @@ def read_lock(path):
     """The parsed lock file, {} when ``path`` is empty or missing."""
     if not path or not os.path.exists(path):
         return {}
-    if yaml is None:
-        raise distribution.ArtifactError("reading lock_file needs PyYAML")
-    with open(path) as handle:
-        return yaml.safe_load(handle) or {}
+    try:
+        return safe_yaml.load_file(path) or {}
+    except safe_yaml.YamlFileError as exc:
+        raise distribution.ArtifactError("lock_file %s" % exc)
 
 
 class Resolver(object):

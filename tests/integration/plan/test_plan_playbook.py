@@ -103,3 +103,23 @@ def test_seed_on_prem_without_token_fails_before_anything(tmp_path):
     rc, output = run_plan(os.path.join(ROOT, "inventory", "rke2"))
     assert rc != 0
     assert "cluster: aips_harbor_token: on-prem needs harbor_token and it is not set" in output
+
+
+SECRET_CASES = [case for case in CASES if case.get("never_shown")]
+
+
+@pytest.mark.parametrize("case", SECRET_CASES, ids=[c["id"] for c in SECRET_CASES])
+def test_secrets_never_shown_at_any_verbosity(tmp_path, case):
+    """issue 27: the token (or a reference's user:token@) is in no line of the run, even with -vvvv."""
+    rc, output = run_plan(write_inventory(tmp_path, case_settings(tmp_path, case)), "-vvvv")
+    assert rc != 0, output
+    for secret in case["never_shown"] + ["not-a-real-token"]:
+        assert secret not in output, secret
+
+
+def test_null_models_is_zero_models(tmp_path):
+    """issue 27: aips_models: null plans no model instead of failing on its type."""
+    settings = case_settings(tmp_path, {"folders": {}})
+    settings["models"] = None
+    rc, output = run_plan(write_inventory(tmp_path, settings))
+    assert rc == 0, output

@@ -29,7 +29,8 @@ def settings(tmp_path, **extra):
      HARBOR + "/tools/oras:v1.4.0"),
     ({"images": [{"source": "ghcr.io/oras-project/oras:v1.4.0", "project": "tools"}], "oras_version": "v2"},
      HARBOR + "/tools/oras-project/oras:v2"),
-    ({"images": [], "oras_image": "r.example/o/oras:v1"}, "r.example/o/oras:v1"),
+    ({"images": [], "oras_image": HARBOR + "/o/oras:v1"}, HARBOR + "/o/oras:v1"),
+    ({"images": [], "oras_image": "r.example/o/oras:v1", "cloud_provider": "cloud"}, "r.example/o/oras:v1"),
     ({"images": [], "cloud_provider": "cloud"}, "ghcr.io/oras-project/oras:v1.3.1"),
 ])
 def test_oras_image_comes_from_the_images_list(tmp_path, extra, image):

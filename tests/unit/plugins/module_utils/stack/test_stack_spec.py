@@ -402,3 +402,28 @@ def test_no_lock_on_prem_names_every_image(recs):
     rec = recs["qwen3-0-6b-rke2"]
     problems = spec(rec, air_gapped=True, registry_host=HARBOR, mirrored_registries=["registry.k8s.io"])["problems"]
     assert len(problems) == 3 and all("(none set)" in p for p in problems), problems
+
+
+@pytest.mark.parametrize("extra, rule", [
+    ({"extraObjects": [{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+                        "metadata": {"name": "x"}, "roleRef": {"kind": "ClusterRole", "name": "cluster-admin"}}]},
+     "privileged-objects"),
+    ({"extraObjects": [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}]}, "extra-objects"),
+    ({"decode": {"create": True, "tolerations": [{"operator": "Exists"}]}}, "tolerate-everything"),
+    ({"decode": {"create": True, "extraConfig": {"annotations": {"s": "{{ lookup \"v1\" \"Secret\" \"\" \"\" }}"}}}},
+     "helm-lookup"),
+    ({"decode": {"create": True, "volumes": [{"name": "o", "persistentVolumeClaim": {"claimName": "x-model"}}]}},
+     "other-claims"),
+])
+def test_the_render_refuses_what_acts_with_the_deploys_credentials(extra, rule):
+    """issue 27, on the render: the stack spec of a real record carries the refusal, so spec.yml fails first."""
+    record = records()["qwen3-0-6b-rke2"]
+    ms_file = yaml.safe_load(open(record["values_files"]["ms"]))
+    ms_file = sv.merge_values(ms_file, extra)
+    spec = sv.stack_spec(record, {}, ms_file, {"values_policy_allow": []})
+    refused = [p for p in spec["problems"] if "(%s: " % rule in p]
+    assert len(refused) == 1, spec["problems"]
+    assert refused[0].startswith("Qwen3-0.6B-rke2: ") and "Fix: remove it" in refused[0]
+    allow = [{"model": "qwen3-0-6b-rke2", "rule": rule, "reason": "test"}]
+    assert not [p for p in sv.stack_spec(record, {}, ms_file, {"values_policy_allow": allow})["problems"]
+                if "(%s: " % rule in p]

@@ -69,3 +69,15 @@ def test_images_off_registry():
         ("inferenceExtension.image", "registry.k8s.io/gateway-api-inference-extension/epp:v1.2.0"),
         ("decode.containers[1].image", "ghcr.io/llm-d/llm-d-cuda:v0.3.0"),
     ]
+
+
+def test_offline_env_from_a_config_map_is_replaced_not_merged():
+    """issue 27: a file's HF_HUB_OFFLINE with valueFrom must not end up with both value and valueFrom."""
+    file_values = {"decode": {"containers": [{"name": "vllm", "env": [
+        {"name": "HF_HUB_OFFLINE", "valueFrom": {"configMapKeyRef": {"name": "hf", "key": "offline"}}},
+        {"name": "B", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}}]}]}}
+    values = sv.modelservice_values(RECORD, file_values)
+    env = values["decode"]["containers"][0]["env"]
+    assert {"name": "HF_HUB_OFFLINE", "value": "1"} in env
+    assert all(not ("value" in entry and "valueFrom" in entry) for entry in env), env
+    assert {"name": "B", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}} in env

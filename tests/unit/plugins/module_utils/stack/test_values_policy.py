@@ -42,8 +42,32 @@ CASES = [
      "host-path", "inferenceExtension.volumes[0].hostPath"),
     ("capabilities", "ms", container(capabilities={"add": ["SYS_ADMIN"]}), "added-capabilities",
      "decode.containers[0].securityContext.capabilities.add"),
-    ("read-only-false", "ms", {"modelArtifacts": {"uri": "pvc://shared/qwen", "readOnly": False}},
+    ("read-only-false", "ms", {"modelArtifacts": {"uri": "hf://Qwen/Qwen3-0.6B", "readOnly": False}},
      "writable-model-mount", "modelArtifacts.readOnly"),
+    # issue 27: what Helm renders with the deploy's credentials
+    ("extra-objects", "ms", {"extraObjects": [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}]},
+     "extra-objects", "extraObjects[0]"),
+    ("cluster-admin-binding", "ms", {"extraObjects": [{"apiVersion": "rbac.authorization.k8s.io/v1",
+                                                        "kind": "ClusterRoleBinding", "metadata": {"name": "own"},
+                                                        "roleRef": {"kind": "ClusterRole", "name": "cluster-admin"}}]},
+     "privileged-objects", "extraObjects[0]"),
+    ("secret-object", "ms", {"extraObjects": [{"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}}]},
+     "privileged-objects", "extraObjects[0]"),
+    ("object-template-of-a-role", "ms", {"extraObjects": ["apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\n"]},
+     "privileged-objects", "extraObjects[0]"),
+    ("object-in-another-namespace", "ms", {"extraObjects": [{"kind": "ConfigMap",
+                                                              "metadata": {"name": "c", "namespace": "kube-system"}}]},
+     "privileged-objects", "extraObjects[0]"),
+    ("helm-lookup", "ms", {"decode": {"extraConfig": {"annotations": {
+        "a": "{{ (lookup \"v1\" \"Secret\" \"kube-system\" \"x\").data }}"}}}},
+     "helm-lookup", "decode.extraConfig.annotations.a"),
+    ("helm-lookup-in-a-list", "gaie", {"inferenceExtension": {"flags": ["{{- lookup \"v1\" \"Secret\" \"\" \"\" }}"]}},
+     "helm-lookup", "inferenceExtension.flags[0]"),
+    ("toleration-without-key", "ms", {"decode": {"tolerations": [{"operator": "Exists"}]}},
+     "tolerate-everything", "decode.tolerations[0]"),
+    ("other-claim-volume", "ms", {"decode": {"volumes": [{"name": "o", "persistentVolumeClaim": {
+        "claimName": "other-model-model", "readOnly": True}}]}}, "other-claims", "decode.volumes[0].persistentVolumeClaim.claimName"),
+    ("other-claim-uri", "ms", {"modelArtifacts": {"uri": "pvc://shared/qwen"}}, "other-claims", "modelArtifacts.uri"),
 ]
 
 

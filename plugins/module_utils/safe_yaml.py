@@ -1,0 +1,182 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The one reader of the YAML files a site hands the collection: values files and lock files.
+
+``load_file(path, root=...)`` refuses, with a message naming the file (never its contents):
+
+- a file larger than ``max_bytes`` (default 1 MiB: Helm keeps a release, values included, in one
+  Secret of at most 1 MiB, so a larger values file can never be deployed);
+- a path that leaves ``root`` once every symlink is resolved (a values path that is a link out of
+  the models tree, or a link inside it to a folder outside);
+- more than ``max_aliases`` aliases, more than ``max_nodes`` nodes once aliases are expanded
+  (a 1 kB alias bomb stands for 10^7 nodes: it is counted on the composed graph, which shares the
+  aliased nodes, so the count costs what the file costs, not what it expands to), a recursive alias,
+  or nesting deeper than ``max_depth`` (PyYAML's composer recurses, and would raise RecursionError);
+- invalid YAML (the line and column, not the offending text).
+
+Every caller adds the model or the variable the file belongs to; ``YamlFileError.reason`` is the
+part without the path, for callers that name the file themselves.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+
+try:
+    import yaml
+except ImportError:  # the callers say what needs PyYAML
+    yaml = None
+
+MAX_BYTES = 1024 * 1024
+MAX_ALIASES = 1000
+MAX_NODES = 1000000
+MAX_DEPTH = 64
+
+
+class YamlFileError(ValueError):
+    """A file refused by ``load_file``; ``path`` and ``reason`` separately, ``str()`` both."""
+
+    def __init__(self, path, reason, fix):
+        self.path = path
+        self.reason = reason
+        self.fix = fix
+        ValueError.__init__(self, "%s: %s. Fix: %s" % (path, reason, fix))
+
+
+class _Limit(Exception):
+    def __init__(self, reason, fix):
+        Exception.__init__(self, reason)
+        self.reason = reason
+        self.fix = fix
+
+
+def _loader_class(max_aliases, max_depth):
+    base = yaml.SafeLoader
+
+    class LimitedLoader(base):
+        def __init__(self, stream):
+            base.__init__(self, stream)
+            self.aliases_seen = 0
+            self.depth = 0
+
+        def compose_node(self, parent, index):
+            if self.check_event(yaml.AliasEvent):
+                self.aliases_seen += 1
+                if self.aliases_seen > max_aliases:
+                    raise _Limit("it has more than %d YAML aliases" % max_aliases,
+                                 "write the repeated values out, or use fewer anchors (*name)")
+                return base.compose_node(self, parent, index)
+            self.depth += 1
+            if self.depth > max_depth:
+                raise _Limit("it is nested deeper than %d levels" % max_depth, "flatten the structure")
+            try:
+                return base.compose_node(self, parent, index)
+            finally:
+                self.depth -= 1
+
+    return LimitedLoader
+
+
+def _expanded_size(root, max_nodes):
+    """Nodes of ``root`` with every alias expanded, on the shared graph (each node visited once)."""
+    sizes = {}
+    in_progress = set()
+    # iterative post-order: (node, children pushed?)
+    stack = [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        key = id(node)
+        if key in sizes:
+            continue
+        children = []
+        if isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            for pair in node.value:
+                children.extend(pair)
+        if not expanded:
+            if key in in_progress:
+                raise _Limit("it has a recursive alias (a node that contains itself)", "remove the self-reference")
+            in_progress.add(key)
+            stack.append((node, True))
+            for child in children:
+                if id(child) in in_progress:
+                    raise _Limit("it has a recursive alias (a node that contains itself)", "remove the self-reference")
+                if id(child) not in sizes:
+                    stack.append((child, False))
+            continue
+        in_progress.discard(key)
+        size = 1 + sum(sizes[id(child)] for child in children)
+        if size > max_nodes:
+            raise _Limit("it has more than %d nodes once its aliases are expanded (an alias bomb)" % max_nodes,
+                         "write the values out without nested anchors")
+        sizes[key] = size
+    return sizes.get(id(root), 0)
+
+
+def inside(path, root):
+    """True when ``path`` (every symlink resolved) is ``root`` or below it."""
+    real = os.path.realpath(path)
+    base = os.path.realpath(root)
+    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
+
+
+def loads(text, path="<string>", max_aliases=MAX_ALIASES, max_nodes=MAX_NODES, max_depth=MAX_DEPTH):
+    """Parse one YAML document of ``text`` under the limits; ``path`` only names it in errors."""
+    if yaml is None:
+        raise YamlFileError(path, "reading YAML needs PyYAML", "install PyYAML (ansible-core's dependency)")
+    loader = _loader_class(max_aliases, max_depth)(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _expanded_size(node, max_nodes)
+        return loader.construct_document(node)
+    except _Limit as exc:
+        raise YamlFileError(path, "refused: %s" % exc.reason, exc.fix)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = " at line %d, column %d" % (mark.line + 1, mark.column + 1) if mark else ""
+        # the problem names the kind of error only; the snippet PyYAML adds would echo the file
+        raise YamlFileError(path, "not valid YAML%s: %s" % (where, exc.problem or exc.context or "parse error"),
+                            "correct the YAML (yamllint %s shows the place)" % os.path.basename(path))
+    except yaml.YAMLError as exc:
+        raise YamlFileError(path, "not valid YAML (%s)" % type(exc).__name__, "correct the YAML")
+    except RecursionError:
+        raise YamlFileError(path, "refused: it is nested too deeply", "flatten the structure")
+    finally:
+        loader.dispose()
+
+
+def load_file(path, root=None, max_bytes=MAX_BYTES, max_aliases=MAX_ALIASES, max_nodes=MAX_NODES,
+              max_depth=MAX_DEPTH):
+    """The parsed contents of the YAML file ``path`` (None when empty), or YamlFileError.
+
+    With ``root``, the file must lie below ``root`` once symlinks are resolved.
+    """
+    if root is not None and not inside(path, root):
+        raise YamlFileError(path, "refused: it resolves to a file outside %s (a symlink leaving that folder)" % root,
+                            "replace the link with the file itself, inside %s" % root)
+    try:
+        size = os.stat(path).st_size
+        if size > max_bytes:
+            raise YamlFileError(path, "refused: %d bytes, over the limit of %d (Helm stores a release, its values "
+                                "included, in one Secret of at most 1 MiB)" % (size, max_bytes),
+                                "keep the file under %d bytes" % max_bytes)
+        with open(path, "rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except (IOError, OSError) as exc:
+        raise YamlFileError(path, "cannot be read (%s)" % (exc.strerror or type(exc).__name__),
+                            "check that the file exists and is readable")
+    if len(data) > max_bytes:
+        raise YamlFileError(path, "refused: over the limit of %d bytes" % max_bytes,
+                            "keep the file under %d bytes" % max_bytes)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise YamlFileError(path, "not UTF-8 text", "save the file as UTF-8")
+    return loads(text, path, max_aliases=max_aliases, max_nodes=max_nodes, max_depth=max_depth)
