@@ -15,7 +15,7 @@ author: ai_platform.serving contributors (@ai-platform)
 description:
   - The read M(ai_platform.serving.serving_stack) (the role) makes before it changes anything, for every model at once,
     so that a re-run with nothing to change makes this one call and no helm, apply or removal call.
-  - Runs C(helm version) once (RV(helm)) and C(helm list --all-namespaces --all) once (RV(releases)), lists the release-digest ConfigMaps once
+  - Runs C(helm version) once (RV(helm)) and C(helm list) of every release once (RV(releases)), lists the release-digest ConfigMaps once
     (RV(digest_maps)), lists the model claims once (RV(claims), RV(prune_due)), and reads each object of O(objects)
     and O(retired) (RV(apply), RV(remove)).
   - An object of O(objects) is due for the apply when it is missing or lacks a field its definition sets, with the
@@ -83,10 +83,12 @@ EXAMPLES = r"""
 
 RETURN = r"""
 helm:
-  description: The helm found, C(version) as C(helm version --short) prints it and its C(major) (3 or 4).
+  description:
+    - The helm found - C(version) as C(helm version --short) prints it, its C(major) (3 or 4), and C(list_args), the
+      C(helm list) arguments that list every release of every namespace as JSON on that major (Helm 4 has no C(--all)).
   returned: always
   type: dict
-  sample: {"version": "v4.3.2", "major": 4}
+  sample: {"version": "v4.3.2", "major": 4, "list_args": ["list", "--all-namespaces", "--output", "json"]}
 post_renderer:
   description:
     - How a Helm call gives it O(post_renderer) - C(arg), the C(--post-renderer) value (the path for Helm 3, the
@@ -96,7 +98,7 @@ post_renderer:
   type: dict
   sample: {"arg": "aips-gateway-placement", "env": {"HELM_PLUGINS": "/roles/serving_stack/files/helm4-plugins:/root/.local/share/helm/plugins"}}
 releases:
-  description: The parsed output of C(helm list --all-namespaces --all --output json).
+  description: The parsed output of C(helm list --all-namespaces --all --output json) (Helm 4 - without C(--all)).
   returned: always
   type: list
   elements: dict
@@ -176,7 +178,7 @@ def helm_facts(module):
     except helm_compat.HelmVersionError as error:
         module.fail_json(msg="%s: %s. Fix: point serving_stack_helm_binary at a Helm 3.19+ or Helm 4.3+ binary."
                          % (module.params["helm_binary"], error))
-    facts = dict(helm=dict(version=shown, major=major))
+    facts = dict(helm=dict(version=shown, major=major, list_args=helm_compat.list_all_args(major)))
     if module.params["post_renderer"]:
         plugins = _helm(module, "env", "HELM_PLUGINS").strip() if major >= 4 else ""
         facts["post_renderer"] = helm_compat.post_renderer(
@@ -184,9 +186,9 @@ def helm_facts(module):
     return facts
 
 
-def helm_releases(module):
-    """The parsed ``helm list --all-namespaces --all --output json``."""
-    args = ["list", "--all-namespaces", "--all", "--output", "json"]
+def helm_releases(module, major):
+    """The parsed ``helm list`` of every release in every namespace (helm_compat.list_all_args)."""
+    args = helm_compat.list_all_args(major)
     if module.params["kubeconfig"]:
         args += ["--kubeconfig", module.params["kubeconfig"]]
     out = _helm(module, *args)
@@ -240,15 +242,16 @@ def execute_module(module, client):
     objects = params["objects"] or {}
     retired = params["retired"] or {}
     live = live_objects(client, [d for group in (objects, retired) for ds in group.values() for d in ds or []])
+    facts = helm_facts(module)
     module.exit_json(
         changed=False,
-        releases=helm_releases(module),
+        releases=helm_releases(module, facts["helm"]["major"]),
         digest_maps=selected(client, "ConfigMap", "v1", "release_digests"),
         claims=live_state.claim_results(params["claim_records"], claims),
         prune_due=[record["slug"] for record, _a, _k, _d in plan_prunes(params["prune_records"], claims, params["keep"])],
         apply=live_state.objects_to_apply(objects, live),
         remove=live_state.objects_to_remove(retired, live),
-        **helm_facts(module)
+        **facts
     )
 
 

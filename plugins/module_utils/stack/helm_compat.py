@@ -3,6 +3,7 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """What differs between the Helm majors of the support matrix (Helm 3.19 and Helm 4.3), in one place.
 
+``helm list`` lost ``--all`` in Helm 4 (it lists every status by default there): :func:`list_all_args`.
 kubernetes.core.helm (6.4+) maps its own options to Helm 4's flags (``atomic`` to ``--rollback-on-failure``,
 ``force`` to ``--server-side=false --force-replace``); what it passes through as given is the post-renderer.
 Helm 3 takes ``--post-renderer`` as the path of an executable; Helm 4 takes the name of a plugin of type
@@ -35,6 +36,15 @@ def helm_major(version_text):
     if major not in SUPPORTED_MAJORS:
         raise HelmVersionError("Helm %s is outside the support matrix (Helm 3.19+ and Helm 4.3+)" % match.group(0).strip())
     return major
+
+
+def list_all_args(major):
+    """``helm list`` arguments for every release of every namespace, whatever its status, as JSON.
+
+    Helm 3 lists deployed and failed releases unless ``--all`` is given; Helm 4 has no ``--all`` and lists every
+    status when no status flag is given.
+    """
+    return ["list", "--all-namespaces"] + (["--all"] if major < 4 else []) + ["--output", "json"]
 
 
 def post_renderer(major, script, plugins_dir, helm_plugins=""):

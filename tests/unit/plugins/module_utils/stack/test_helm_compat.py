@@ -55,3 +55,9 @@ def test_the_shipped_helm4_plugin_runs_the_same_post_renderer_helm3_runs():
     target = os.path.normpath(command.replace("${HELM_PLUGIN_DIR}", plugin_dir))
     assert target == os.path.join(files, "gateway_placement.py")
     assert os.access(target, os.X_OK)
+
+
+def test_list_all_args_keeps_all_for_helm3_and_drops_it_for_helm4():
+    assert helm_compat.list_all_args(3) == ["list", "--all-namespaces", "--all", "--output", "json"]
+    # Helm 4 has no --all: without a status flag it lists every status
+    assert helm_compat.list_all_args(4) == ["list", "--all-namespaces", "--output", "json"]
