@@ -14,7 +14,8 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.plan import DE
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan_checks import format_problems
 
 SETTINGS = ("models", "models_dir", "cloud_provider", "kubeconfig", "harbor_hostname", "harbor_user",
-            "harbor_token", "gpu_toleration", "hostpath_root", "oras_version", "oras_image", "images", "sync_models")
+            "harbor_token", "gpu_toleration", "hostpath_root", "oras_version", "oras_image", "images", "sync_models",
+            "chart_dir")
 
 
 def argspec():
@@ -32,6 +33,7 @@ def argspec():
         oras_image=dict(type="str"),
         images=dict(type="list", elements="dict"),
         sync_models=dict(type="list", elements="dict", default=[]),
+        chart_dir=dict(type="path"),
     )
 
 
