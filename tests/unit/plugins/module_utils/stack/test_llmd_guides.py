@@ -140,3 +140,24 @@ def test_the_claim_contract_holds_in_the_values(site):
             for container in section["containers"]:
                 assert container["mountModelVolume"] is True
                 assert {"name": "HF_HUB_OFFLINE", "value": "1"} in container["env"], (name_of_site, name, role)
+
+
+def test_no_message_names_an_image_the_user_did_not_write(site):
+    """Defect 7: on-prem without a lock every image is reported unpinned, each as its values file writes it (the
+    GAIE hub/name:tag joined as the chart joins it); no @sha256: form appears."""
+    name_of_site, records, _specs = site
+    written = set()
+    for record in records.values():
+        for kind in ("gaie", "ms"):
+            written.update(image for _where, image in sv.image_references(load(record["values_files"][kind])))
+    settings = dict(stack_settings(name_of_site), air_gapped=True, allow_unpinned=False, mirrored_registries=[])
+    checked = 0
+    for name, record in records.items():
+        spec = sv.stack_spec(record, load(record["values_files"]["gaie"]), load(record["values_files"]["ms"]), settings)
+        for problem in spec["problems"] + spec["warnings"]:
+            assert "@sha256:" not in problem, problem
+            if " = " in problem and ("is not pinned" in problem or " is not in " in problem):
+                image = problem.split(" = ", 1)[1].split(" is not ", 1)[0]
+                assert image in written, (name, image, problem)
+                checked += 1
+    assert checked >= 2 * len(records), checked  # each image both off the registry and unpinned
