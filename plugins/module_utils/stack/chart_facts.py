@@ -173,6 +173,18 @@ def find_archive(chart_dir, chart, version=None):
     return os.path.join(chart_dir, others[0]) if len(others) == 1 else None
 
 
+# (archive, mtime_ns, size) -> facts: an archive is read (~20 ms) once per process, not once per model
+_READ = {}
+
+
+def _archive_facts(archive, chart):
+    stat = os.stat(archive)
+    key = (archive, chart, stat.st_mtime_ns, stat.st_size)
+    if key not in _READ:
+        _READ[key] = facts_of(chart, archive_values(archive, chart))
+    return copy.deepcopy(_READ[key])
+
+
 def chart_defaults(chart, chart_dir=None, version=None):
     """``(facts, source)``: the facts of ``chart`` read from its archive in ``chart_dir``, or ``KNOWN_FACTS``.
 
@@ -184,7 +196,7 @@ def chart_defaults(chart, chart_dir=None, version=None):
     if archive is None:
         known = KNOWN_FACTS[chart]
         return copy.deepcopy(known["values"]), "known facts of %s %s" % (chart, known["version"])
-    return facts_of(chart, archive_values(archive, chart)), archive
+    return _archive_facts(archive, chart), archive
 
 
 def coalesce(defaults, values):
