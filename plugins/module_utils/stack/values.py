@@ -20,6 +20,9 @@ The merge rule (the seed's "file + programmatic", made explicit):
   file's own ``containers`` replace the chart's defaults), and ``HF_HUB_OFFLINE=1`` in every
   container and init container (the chart never sets it; a read-only cache breaks the server
   without it). A values file that contradicts this is a problem (``modelservice_problems``).
+  Such a model's pods also lose every Hugging Face token Secret the values name (``authSecretName``,
+  ``HF_TOKEN`` from a Secret; offline.py), with a note, and an EPP that would reach Hugging Face is a
+  problem on-prem, a warning on cloud. The chart's defaults (pod labels) come from chart_facts.py.
 
 The other two releases and the plain objects around them (``stack_spec``):
 
