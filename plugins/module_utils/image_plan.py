@@ -21,7 +21,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry.reference import (
-    parse_oci_reference, pin, pinned_reference)
+    normalize_image, normalize_registry, parse_oci_reference, pin, pinned_reference)
 
 # The pull Job's image is found in the images list by this upstream repository.
 ORAS_REPOSITORY = "ghcr.io/oras-project/oras"
@@ -53,10 +53,11 @@ def _image_record(image, harbor):
     if digest is not None and not DIGEST_RE.match(str(digest)):
         raise ValueError("%s: digest %r is not sha256:<64 hex digits>" % (source, digest))
     repository = "%s/%s/%s" % (harbor, project, path)
+    registry = normalize_registry(ref["registry"])  # index.docker.io is docker.io, as a node mirror sees it
     return {
         "source": source,
-        "upstream": "%s/%s" % (ref["registry"], ref["repository"]),
-        "registry": ref["registry"],
+        "upstream": "%s/%s" % (registry, ref["repository"]),
+        "registry": registry,
         "repository": ref["repository"],
         "tag": ref["tag"],
         "digest": digest,
@@ -66,7 +67,7 @@ def _image_record(image, harbor):
         "all_platforms": bool(image.get("all_platforms", False)),
         "destination": "%s:%s" % (repository, ref["tag"]),
         "pinned": pin(repository, digest) if digest else None,
-        "mirror": {"upstream": ref["registry"],
+        "mirror": {"upstream": registry,
                    "pattern": "^%s$" % re.escape(ref["repository"]),
                    "target": "%s/%s" % (project, path)},
     }
@@ -174,12 +175,19 @@ def sync_published(entries, registry, project=None):
 ALLOW_UNPINNED = "aips_allow_unpinned"
 
 
+def _by_normal_name(mapping):
+    """``mapping`` keyed by normalize_image of its keys (``vllm/x:1`` and ``docker.io/vllm/x:1`` are one image)."""
+    return dict((normalize_image(key), value) for key, value in (mapping or {}).items() if isinstance(key, str))
+
+
 def locked_images(images, lock_images=None):
     """The images list with each entry the lock file's ``images`` section pins given that ``digest`` (the
-    lock wins over an images.yml digest: it is what was pushed). The model plan's ORAS image then pulls by it."""
+    lock wins over an images.yml digest: it is what was pushed). The model plan's ORAS image then pulls by it.
+    Sources are compared as normalize_image resolves them."""
     locked = []
+    lock_images = _by_normal_name(lock_images)
     for image in images or []:
-        entry = (lock_images or {}).get(image.get("source")) if isinstance(image, dict) else None
+        entry = lock_images.get(normalize_image(image.get("source"))) if isinstance(image, dict) else None
         locked.append(dict(image, digest=entry["digest"]) if isinstance(entry, dict) and entry.get("digest") else image)
     return locked
 
@@ -215,10 +223,12 @@ def chart_lock(items, harbor):
 def image_pins(plan, lock_images=None):
     """``{tag reference: reference by digest}`` of the plan's images: each image's Harbor reference and its
     upstream source (what a node mirror rewrites), pinned to the lock's digest, else to the image's own
-    ``digest`` in images.yml. An image pinned by neither is absent."""
+    ``digest`` in images.yml. An image pinned by neither is absent. The lock's sources are compared as
+    normalize_image resolves them (pin_image looks a values image up the same way)."""
     pins = {}
+    lock_images = _by_normal_name(lock_images)
     for record in plan:
-        entry = (lock_images or {}).get(record["source"]) or {}
+        entry = lock_images.get(normalize_image(record["source"])) or {}
         digest = entry.get("digest") or record["digest"]
         if not digest:
             continue
@@ -229,10 +239,15 @@ def image_pins(plan, lock_images=None):
 
 
 def pin_image(image, pins):
-    """``image`` by digest: itself when it names one, its pin when ``pins`` has it, else None (unpinned)."""
+    """``image`` by digest: itself when it names one, its pin when ``pins`` has it, else None (unpinned).
+
+    ``image`` and the keys of ``pins`` are compared as normalize_image resolves them, so the values file's
+    ``vllm/vllm-openai:v1`` finds the lock's ``docker.io/vllm/vllm-openai:v1``."""
     if "@sha256:" in image:
         return image
-    return pins.get(image)
+    if image in pins:
+        return pins[image]
+    return _by_normal_name(pins).get(normalize_image(image))
 
 
 def pin_charts(charts, lock_charts=None):

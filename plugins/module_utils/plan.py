@@ -28,6 +28,7 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.plan_schema im
     ACCESS_MODES, ACCESS_RWO, ACCESS_RWX, CATEGORIES, MODEL_FIELDS, SOURCE_FIELDS, STORAGE_CLAIM, STORAGE_HARBOR,
     STORAGE_NONE)
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import reference
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import chart_facts
 
 HOSTNAME_LABEL = naming.HOSTNAME_LABEL
 
@@ -438,7 +439,7 @@ class _ModelChecker(object):
         storage["job_affinity"] = (node_affinity({HOSTNAME_LABEL: storage["hostpath_node"]})
                                    if storage.get("hostpath_node") else None)
         ms_values = os.path.join(model_dir, naming.MS_PREFIX + slug, "values.yaml")
-        replicas = count_replicas(self.values.get("ms"))
+        replicas = count_replicas(self.values.get("ms"), self.settings.get("modelservice_defaults"))
         node_selector = self._placement(node_selector, storage, replicas)
         return {
             "name": name,
@@ -463,31 +464,28 @@ class _ModelChecker(object):
         }
 
 
-def serving_replicas(ms_values):
-    """Pods of the modelservice that mount the model (decode + prefill when created), from its values file.
+def serving_replicas(ms_values, defaults=None):
+    """Pods of the modelservice that mount the model (decode + prefill), from its values file merged into the
+    chart's defaults (chart_facts: prefill is created by default, with 0 replicas; a LeaderWorkerSet counts its
+    group size). ``defaults`` are chart_facts.chart_defaults of llm-d-modelservice (None: its known facts).
 
-    None when the file cannot be read (the stack spec reports that); the chart's defaults otherwise.
+    None when the file cannot be read or counted (the stack spec reports that).
     """
     try:
         values = safe_yaml.load_file(ms_values)
     except safe_yaml.YamlFileError:
         return None
-    return count_replicas(values or {})
+    return count_replicas(values or {}, defaults)
 
 
-def count_replicas(values):
+def count_replicas(values, defaults=None):
     """``serving_replicas`` of parsed ms values; None when they are not a mapping."""
     if not isinstance(values, dict):
         return None
-    decode = values.get("decode") if isinstance(values.get("decode"), dict) else {}
-    prefill = values.get("prefill") if isinstance(values.get("prefill"), dict) else {}
     try:
-        total = int(decode.get("replicas", 1)) if decode.get("create", True) else 0
-        if prefill.get("create"):
-            total += int(prefill.get("replicas", 1))
-    except (TypeError, ValueError):
+        return chart_facts.serving_pods(values, defaults)
+    except ValueError:
         return None
-    return total
 
 
 def _storage_quantity(value):
@@ -517,13 +515,25 @@ def build_plan(settings):
 
     ``settings`` holds cloud_provider, kubeconfig, harbor_hostname, harbor_user,
     harbor_token, gpu_toleration, models ({generative: [...], embedder: [...]}),
-    models_dir, and optionally hostpath_root, oras_image, oras_version, images (the aips_images list the
+    models_dir, and optionally hostpath_root, oras_image, oras_version, chart_dir (the carried chart archives
+    the chart defaults are read from, chart_facts), images (the aips_images list the
     ORAS image is taken from) and sync_models ([{repo_id, reference}] that model_sync publishes, checked
     against the models' modelSource).
     ``records`` is empty when any problem is an error.
     """
     settings, problems = plan_inputs.clean(settings)
     models = check_settings(settings, problems)
+    settings = dict(settings)
+    try:
+        settings["modelservice_defaults"] = chart_facts.chart_defaults(chart_facts.MODELSERVICE,
+                                                                       settings.get("chart_dir"))[0]
+    except ValueError as exc:
+        problems.append(Problem(CLUSTER, setting_field("chart_dir"), settings.get("chart_dir"),
+                                "the carried llm-d-modelservice chart cannot be read: %s" % exc,
+                                "carry the chart again (harbor_upload, step charts_download), or unset %s to use "
+                                "the known facts of %s %s" % (setting_field("chart_dir"), chart_facts.MODELSERVICE,
+                                                              chart_facts.KNOWN_FACTS[chart_facts.MODELSERVICE]["version"])))
+        return [], problems
     if not settings.get("models_dir") or not os.path.isdir(settings["models_dir"]):
         problems.append(Problem(CLUSTER, setting_field("models_dir"), settings.get("models_dir"),
                                 "the models folder does not exist",

@@ -105,6 +105,14 @@ options:
     type: list
     elements: dict
     default: []
+  chart_dir:
+    description:
+      - Folder of the carried chart archives C(<name>-<version>.tgz) (what harbor_upload's C(charts_download)
+        writes). The defaults of llm-d-modelservice that count the serving pods (C(prefill.create),
+        C(replicas), C(multinode)) are read from its C(values.yaml) there.
+      - Omitted, or without that archive, the collection's known facts of the pinned version are used.
+    type: path
+    version_added: 0.1.0
 extends_documentation_fragment:
   - ai_platform.serving.cluster_settings
 attributes:

@@ -7,7 +7,10 @@ Pure functions. ``parse_oci_reference`` is strict (``host/project/name[:tag][@sh
 Harbor reference, an image plan source or a model's harborRef must be); ``repository_name`` accepts
 any image reference a container tool takes (``busybox:1.36``, ``registry.k8s.io/pause:3.10``).
 ``pin`` joins a repository and a digest; ``pinned_reference`` (strict) and ``source_reference``
-(any image) build on it. Each parser raises ValueError with a message that says what is wrong;
+(any image) build on it. ``normalize_image`` is the one place an image reference is resolved the way
+containerd and Docker resolve it (``vllm/vllm-openai:v1`` is ``docker.io/vllm/vllm-openai:v1``, ``busybox``
+is ``docker.io/library/busybox:latest``): every comparison of images (air-gap check, lock pins, the images
+list) goes through it. Each parser raises ValueError with a message that says what is wrong;
 callers add the model and the field.
 """
 
@@ -77,3 +80,78 @@ def source_reference(image, digest):
     if not digest:
         return image
     return pin(repository_name(image), digest)
+
+
+# --- image names as containerd and Docker resolve them -----------------------------------------------
+
+DOCKER_HUB = "docker.io"
+# Names Docker accepts for Docker Hub; containerd and Kubernetes resolve them all to docker.io.
+_DOCKER_HUB_ALIASES = ("docker.io", "index.docker.io", "registry-1.docker.io")
+DEFAULT_TAG = "latest"
+
+
+def _is_host(component):
+    """A reference's first path component names a registry when it has a dot or a port, or is localhost."""
+    return "." in component or ":" in component or component == "localhost"
+
+
+def normalize_registry(host):
+    """``host`` as a pull resolves it: Docker Hub's aliases are ``docker.io``; anything else as written."""
+    host = (host or "").rstrip("/")
+    return DOCKER_HUB if host.lower() in _DOCKER_HUB_ALIASES else host
+
+
+def split_image(image):
+    """Any image reference -> ``Reference(registry, repository, tag, digest)`` as containerd resolves it.
+
+    ``vllm/vllm-openai:v1`` -> (docker.io, vllm/vllm-openai, v1, None); ``busybox`` -> (docker.io,
+    library/busybox, latest, None); ``host:5000/p/n@sha256:..`` -> (host:5000, p/n, None, sha256:..).
+    The default tag ``latest`` applies only without a digest (a digest alone names the image).
+    Raises ValueError for an empty or malformed reference.
+    """
+    if not isinstance(image, str) or not image.strip() or any(c.isspace() for c in image):
+        raise ValueError("%r is not an image reference" % (image,))
+    name, _sep, digest = image.partition("@")
+    if digest and not OCI_DIGEST_RE.match(digest):
+        raise ValueError("%r: %r is not a digest" % (image, digest))
+    tag = None
+    last = name.rsplit("/", 1)[-1]
+    if ":" in last:
+        name, tag = name.rsplit(":", 1)
+        if not tag:
+            raise ValueError("%r has an empty tag" % (image,))
+    first, _sep, rest = name.partition("/")
+    if rest and _is_host(first):
+        registry, repository = normalize_registry(first), rest
+    else:
+        registry, repository = DOCKER_HUB, name
+    if not repository:
+        raise ValueError("%r names no repository" % (image,))
+    if registry == DOCKER_HUB and "/" not in repository:
+        repository = "library/" + repository
+    if not tag and not digest:
+        tag = DEFAULT_TAG
+    return Reference(registry, repository, tag, digest or None)
+
+
+def normalize_image(image):
+    """The fully qualified form of ``image``: ``registry/repository[:tag][@digest]`` (split_image), so that two
+    spellings of one image compare equal. A reference that does not parse is returned as written."""
+    try:
+        ref = split_image(image)
+    except ValueError:
+        return image
+    text = "%s/%s" % (ref.registry, ref.repository)
+    if ref.tag:
+        text += ":" + ref.tag
+    if ref.digest:
+        text += "@" + ref.digest
+    return text
+
+
+def image_registry(image):
+    """The registry a node pulls ``image`` from (``docker.io`` for a short name); None when it does not parse."""
+    try:
+        return split_image(image).registry
+    except ValueError:
+        return None

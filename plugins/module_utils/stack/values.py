@@ -21,6 +21,9 @@ The merge rule (the seed's "file + programmatic", made explicit):
   file's own ``containers`` replace the chart's defaults), and ``HF_HUB_OFFLINE=1`` in every
   container and init container (the chart never sets it; a read-only cache breaks the server
   without it). A values file that contradicts this is a problem (``modelservice_problems``).
+  Such a model's pods also lose every Hugging Face token Secret the values name (``authSecretName``,
+  ``HF_TOKEN`` from a Secret; offline.py), with a note, and an EPP that would reach Hugging Face is a
+  problem on-prem, a warning on cloud. The chart's defaults (pod labels) come from chart_facts.py.
 
 The other two releases and the plain objects around them (``stack_spec``):
 
@@ -49,8 +52,9 @@ import copy
 import json
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan, naming
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry import reference
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_marker
-from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values_policy
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import chart_facts, offline, values_policy
 
 MODEL_ROLES = ("decode", "prefill")
 OFFLINE_ENV = {"name": "HF_HUB_OFFLINE", "value": "1"}
@@ -234,10 +238,15 @@ def image_references(values, path=""):
 
 
 def images_off_registry(values, registry_hosts):
-    """The ``(path, image)`` of ``values`` not pulled from ``registry_hosts`` (a host or a list; air-gap check)."""
+    """The ``(path, image)`` of ``values`` not pulled from ``registry_hosts`` (a host or a list; air-gap check).
+
+    Each image is resolved as containerd resolves it (reference.split_image): ``vllm/vllm-openai:v1`` is pulled
+    from ``docker.io``, so a mirrored ``docker.io`` (or ``index.docker.io``) accepts it. The image is returned as
+    the values wrote it."""
     hosts = [registry_hosts] if isinstance(registry_hosts, str) else list(registry_hosts)
-    prefixes = tuple(host.rstrip("/") + "/" for host in hosts if host)
-    return [(where, image) for where, image in image_references(values) if not image.startswith(prefixes)]
+    allowed = set(reference.normalize_registry(host) for host in hosts if host)
+    return [(where, image) for where, image in image_references(values)
+            if reference.image_registry(image) not in allowed]
 
 
 def pin_values(values, pins):
@@ -321,6 +330,8 @@ DEFAULT_SETTINGS = {
     "image_pins": {},
     "allow_unpinned": False,
     "lock_file": "",
+    # the carried chart archives (chart_facts): the charts' defaults; empty: the known facts
+    "chart_dir": "",
 }
 
 
@@ -336,23 +347,17 @@ def _epp_fqdn(record, cfg):
     return naming.service_fqdn(names["epp_service"], names["namespace"], cfg["cluster_domain"])
 
 
-# llm-d-modelservice v0.4.12 labels the model pods with modelArtifacts.labels (this default) plus
-# llm-d.ai/role: decode|prefill.
-MODELSERVICE_DEFAULT_LABELS = {"llm-d.ai/inferenceServing": "true", "llm-d.ai/model": "random_model"}
+def model_pod_labels(ms_values, role="decode", defaults=None):
+    """The labels llm-d-modelservice puts on the ``role`` pods of these values: the chart's default
+    ``modelArtifacts.labels`` (chart_facts; ``defaults`` None: the known facts) merged with the values', plus
+    ``llm-d.ai/role``."""
+    return chart_facts.pod_labels(ms_values, role, defaults)
 
 
-def model_pod_labels(ms_values, role="decode"):
-    """The labels llm-d-modelservice puts on the ``role`` pods of these values."""
-    artifacts = (ms_values or {}).get("modelArtifacts") or {}
-    labels = dict(artifacts.get("labels") or MODELSERVICE_DEFAULT_LABELS)
-    labels["llm-d.ai/role"] = role
-    return labels
-
-
-def pool_selection_problems(record, gaie, ms):
+def pool_selection_problems(record, gaie, ms, defaults=None):
     """The InferencePool must select the decode pods, or the HTTPRoute leads nowhere."""
     wanted = ((gaie.get("inferencePool") or {}).get("modelServers") or {}).get("matchLabels") or {}
-    labels = model_pod_labels(ms)
+    labels = model_pod_labels(ms, "decode", defaults)
     missing = dict((k, v) for k, v in wanted.items() if labels.get(k) != str(v))
     if not missing:
         return []
@@ -439,11 +444,11 @@ def httproute(record, settings=None):
                                                  "name": names["gaie_release"]}]}]}}
 
 
-def embeddings_service(record, ms_values, settings=None):
+def embeddings_service(record, ms_values, settings=None, defaults=None):
     """ClusterIP Service ``ms-<slug>-embeddings``: straight to the decode pods on 8200."""
     cfg = _settings(settings)
     names = record["names"]
-    selector = model_pod_labels(ms_values, "decode")
+    selector = model_pod_labels(ms_values, "decode", defaults)
     port = int(cfg["embeddings_port"])
     return {"apiVersion": "v1", "kind": "Service", "metadata": _meta(record, names["embeddings_service"]),
             "spec": {"type": "ClusterIP", "selector": selector,
@@ -471,31 +476,43 @@ def air_gap_problems(record, releases, settings=None):
 
 
 def stack_spec(record, gaie_file, ms_file, settings=None):
-    """Everything serving_stack applies for one plan record, computed before anything changes."""
+    """Everything serving_stack applies for one plan record, computed before anything changes.
+
+    ``problems`` fail the play; ``warnings`` and ``notes`` (what the collection changed in the values, e.g. a
+    Hugging Face token Secret dropped for a claim-served model) are printed. Every check reads the images as the
+    values and lock files write them; only then are they pinned, so no message shows a reference the collection
+    made up.
+    """
+    cfg = _settings(settings)
+    defaults = chart_facts.chart_defaults(chart_facts.MODELSERVICE, cfg["chart_dir"])[0]
     gaie = gaie_values(record, gaie_file, settings)
     ms = modelservice_values(record, ms_file)
     infra = infra_values(record, settings)
+    notes = []
+    if serves_from_claim(record):
+        ms, gaie, notes = offline.drop_claim_secrets(record, ms, gaie)
     names = record["names"]
-    cfg = _settings(settings)
     kind = record["routing_kind"]
     if kind == naming.ROUTING_EMBEDDINGS:
-        routing = embeddings_service(record, ms, settings)
+        routing = embeddings_service(record, ms, settings, defaults)
     else:
         routing = httproute(record, settings)
     stale_kind = naming.stale_routing_kind(kind)
     # the other branch's object, and the ConfigMap of earlier versions of the collection (nothing reads it)
     stale = [ROUTING_OBJECTS[stale_kind] + (names[stale_kind],), ("v1", "ConfigMap", names["gateway_defaults"])]
     releases = [("infra", infra), ("gaie", gaie), ("modelservice", ms)]
-    pin_problems = []
+    hub = offline.epp_hub_findings(record, gaie_file)
+    problems = (modelservice_problems(record, ms_file) + pool_selection_problems(record, gaie, ms, defaults)
+                + air_gap_problems(record, releases, settings) + (hub if cfg["air_gapped"] else [])
+                + values_policy.policy_problems(record, {"gaie": gaie_file, "ms": ms_file}, settings))
     if cfg["image_pins"] or (cfg["air_gapped"] and not cfg["allow_unpinned"]):
         pinned_releases = []
         for chart, values in releases:
             values, unpinned = pin_values(values, cfg["image_pins"] or {})
             pinned_releases.append((chart, values))
             if cfg["air_gapped"] and not cfg["allow_unpinned"]:
-                pin_problems.extend(unpinned_image_problems(record, chart, unpinned, cfg["lock_file"]))
+                problems.extend(unpinned_image_problems(record, chart, unpinned, cfg["lock_file"]))
         releases = pinned_releases
-        infra, gaie, ms = [values for _chart, values in releases]
     return {
         "slug": record["slug"],
         "values": dict(releases),
@@ -505,7 +522,7 @@ def stack_spec(record, gaie_file, ms_file, settings=None):
         # the other branch's object (a model that changed category) and objects no longer made
         "stale": [{"apiVersion": api, "kind": stale_object, "metadata": {"name": name, "namespace": names["namespace"]}}
                   for api, stale_object, name in stale],
-        "problems": (modelservice_problems(record, ms_file) + pool_selection_problems(record, gaie, ms)
-                     + air_gap_problems(record, releases, settings) + pin_problems
-                     + values_policy.policy_problems(record, {"gaie": gaie_file, "ms": ms_file}, settings)),
+        "problems": problems,
+        "warnings": [] if cfg["air_gapped"] else hub,
+        "notes": notes,
     }

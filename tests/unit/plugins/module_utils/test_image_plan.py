@@ -187,3 +187,15 @@ def test_the_pin_filters_through_the_filter_plugin():
     assert sections["images"] == {} and sections["charts"]["inferencepool"]["digest"] == DIGEST
     pinned = filters["pin_charts"](ip.stack_charts(images_yml()["aips_chart_mirrors"], HARBOR), sections["charts"], "/l")
     assert pinned["charts"]["gaie"]["ref"].endswith("@" + DIGEST) and len(pinned["problems"]) == 2
+
+
+def test_a_docker_hub_alias_is_mirrored_as_docker_io():
+    """Issue 26: the node mirror (registries.yaml) and the pins name Docker Hub as containerd does, docker.io."""
+    from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan as ip
+    record = ip.image_plan([{"source": "index.docker.io/vllm/vllm-openai:v0.14.1-cu130", "project": "images"}],
+                           "harbor.local")[0]
+    assert record["upstream"] == "docker.io/vllm/vllm-openai" and record["mirror"]["upstream"] == "docker.io"
+    assert record["mirror"]["pattern"] == "^vllm/vllm\\-openai$"
+    pins = ip.image_pins([record], {"index.docker.io/vllm/vllm-openai:v0.14.1-cu130": {"digest": "sha256:" + "5" * 64}})
+    assert ip.pin_image("vllm/vllm-openai:v0.14.1-cu130", pins) == "docker.io/vllm/vllm-openai@sha256:" + "5" * 64
+    assert ip.pin_image("vllm/vllm-openai:other", pins) is None

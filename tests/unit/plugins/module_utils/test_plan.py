@@ -92,9 +92,12 @@ def test_a_readwritemany_claim_is_asked_for_with_that_mode(tmp_path):
         "its access modes are ReadWriteOnce, the plan wants ReadWriteMany (modelSource.accessMode)"]
 
 
+# llm-d-modelservice v0.4.12 creates prefill by default with replicas 0 (chart_facts): a prefill section without
+# replicas adds no pod (this test said 1 before), one with replicas and no create key adds them (issue 26, defect 4).
 @pytest.mark.parametrize("values, replicas", [
-    ({}, 1), ({"decode": {"replicas": 2}}, 2), ({"decode": {"create": False}, "prefill": {"create": True}}, 1),
+    ({}, 1), ({"decode": {"replicas": 2}}, 2), ({"decode": {"create": False}, "prefill": {"create": True}}, 0),
     ({"decode": {"replicas": 1}, "prefill": {"create": True, "replicas": 2}}, 3), ({"decode": {"replicas": "x"}}, None),
+    ({"decode": {"replicas": 1}, "prefill": {"replicas": 2}}, 3), ({"prefill": {"create": False, "replicas": 2}}, 1),
 ])
 def test_serving_replicas_count_decode_and_created_prefill(tmp_path, values, replicas):
     path = tmp_path / "values.yaml"
@@ -110,3 +113,26 @@ def test_an_on_prem_storage_class_without_a_node_makes_a_dynamic_rwx_claim(tmp_p
     storage = records[0]["storage"]
     assert (storage["pv"], storage["hostpath_node"], storage["storage_class"], storage["access_mode"]) == (
         None, None, "longhorn", "ReadWriteMany")
+
+
+def test_the_plan_counts_with_the_defaults_of_the_carried_chart(tmp_path):
+    """chart_dir: the modelservice defaults come from the archive there (here one whose prefill defaults to 2)."""
+    import io
+    import tarfile
+    charts = tmp_path / "charts"
+    charts.mkdir()
+    text = b"decode:\n  create: true\n  replicas: 1\nprefill:\n  create: true\n  replicas: 2\n"
+    with tarfile.open(str(charts / "llm-d-modelservice-v0.4.12.tgz"), "w:gz") as tar:
+        info = tarfile.TarInfo("llm-d-modelservice/values.yaml")
+        info.size = len(text)
+        tar.addfile(info, io.BytesIO(text))
+    source = dict(ON_PREM_SOURCE, storageClass="nfs", accessMode="ReadWriteMany")
+    del source["hostpathNode"]
+    case = replicas_case({"cloud_provider": "cloud"}, {"decode": {"replicas": 1}}, source)
+    settings = case_settings(tmp_path, case)
+    assert build_plan(settings)[0][0]["replicas"] == 1
+    records, _problems = build_plan(dict(settings, chart_dir=str(charts)))
+    assert records[0]["replicas"] == 3
+    (charts / "llm-d-modelservice-v0.4.12.tgz").write_bytes(b"broken")
+    records, problems = build_plan(dict(settings, chart_dir=str(charts)))
+    assert records == [] and "aips_chart_dir" in format_problems(problems)

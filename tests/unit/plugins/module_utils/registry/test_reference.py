@@ -61,3 +61,35 @@ def test_pinned_reference_refuses(reference, digest):
     ("r.io/x:v1@sha256:00", "sha256:ab", "r.io/x@sha256:ab")])
 def test_source_reference(image, digest, expect):
     assert ref_mod.source_reference(image, digest) == expect
+
+
+# --- names as containerd and Docker resolve them (issue 26, defect 6) -------------------------------------
+
+@pytest.mark.parametrize("image, normal", [
+    ("vllm/vllm-openai:v0.14.1-cu130", "docker.io/vllm/vllm-openai:v0.14.1-cu130"),
+    ("busybox", "docker.io/library/busybox:latest"),
+    ("busybox:1.36", "docker.io/library/busybox:1.36"),
+    ("docker.io/busybox:1.36", "docker.io/library/busybox:1.36"),
+    ("index.docker.io/vllm/vllm-openai:v1", "docker.io/vllm/vllm-openai:v1"),
+    ("registry-1.docker.io/library/busybox", "docker.io/library/busybox:latest"),
+    ("vllm/vllm-openai@" + DIGEST, "docker.io/vllm/vllm-openai@" + DIGEST),
+    ("vllm/vllm-openai:v1@" + DIGEST, "docker.io/vllm/vllm-openai:v1@" + DIGEST),
+    ("ghcr.io/llm-d/llm-d-cuda:v0.3.0", "ghcr.io/llm-d/llm-d-cuda:v0.3.0"),
+    ("localhost/p/n", "localhost/p/n:latest"),
+    ("localhost:5000/n:1", "localhost:5000/n:1"),
+    ("harbor.local:8443/p/n", "harbor.local:8443/p/n:latest"),
+    ("not an image", "not an image"),  # unparsable: returned as written
+])
+def test_normalize_image_resolves_like_containerd(image, normal):
+    assert ref_mod.normalize_image(image) == normal
+
+
+def test_split_image_and_registry():
+    assert ref_mod.split_image("vllm/vllm-openai:v1") == ("docker.io", "vllm/vllm-openai", "v1", None)
+    assert ref_mod.image_registry("nginx") == "docker.io"
+    assert ref_mod.image_registry("harbor.local/p/n:1") == "harbor.local"
+    assert ref_mod.image_registry("") is None
+    assert ref_mod.normalize_registry("index.docker.io/") == "docker.io"
+    for bad in ("", "a b", "n@sha256:", "n:"):
+        with pytest.raises(ValueError):
+            ref_mod.split_image(bad)

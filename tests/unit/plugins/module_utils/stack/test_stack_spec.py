@@ -88,18 +88,20 @@ def test_embedder_gets_a_clusterip_service_on_8200_to_its_decode_pods(recs):
         "Service", "ms-all-minilm-l6-v2-rke2-embeddings", "ClusterIP")
     assert svc["spec"]["ports"] == [{"name": "http", "port": 8200, "targetPort": 8200, "protocol": "TCP"}]
     # upstream fullname: the release does not contain the chart name, so it is suffixed
+    # the chart's default label (llm-d.ai/inference-serving) is merged with the file's, as Helm merges them
     assert svc["spec"]["selector"] == {"llm-d.ai/inferenceServing": "true", "llm-d.ai/role": "decode",
-                                       "llm-d.ai/model": "all-minilm-l6-v2-rke2"}
+                                       "llm-d.ai/model": "all-minilm-l6-v2-rke2", "llm-d.ai/inference-serving": "true"}
     assert out["stale"][0]["kind"] == "HTTPRoute" and out["stale"][0]["metadata"]["name"] == "llm-d-all-minilm-l6-v2-rke2"
     assert out["endpoint"] == "http://ms-all-minilm-l6-v2-rke2-embeddings.llm-d-all-minilm-l6-v2-rke2.svc.cluster.local:8200"
     assert spec(rec, cluster_domain="c.example", embeddings_port="9000")["endpoint"].endswith(".svc.c.example:9000")
 
 
 def test_model_pod_labels_follow_upstream_defaults():
-    assert sv.model_pod_labels({}) == {"llm-d.ai/inferenceServing": "true", "llm-d.ai/model": "random_model",
-                                       "llm-d.ai/role": "decode"}
+    # llm-d-modelservice v0.4.12's default modelArtifacts.labels (this test said inferenceServing / random_model,
+    # which no v0.4.12 pod carries), merged with the file's labels as Helm merges maps (issue 26, defect 5)
+    assert sv.model_pod_labels({}) == {"llm-d.ai/inference-serving": "true", "llm-d.ai/role": "decode"}
     assert sv.model_pod_labels({"modelArtifacts": {"labels": {"a": "b"}}}, "prefill") == {
-        "a": "b", "llm-d.ai/role": "prefill"}
+        "llm-d.ai/inference-serving": "true", "a": "b", "llm-d.ai/role": "prefill"}
 
 
 def test_a_pool_selecting_no_pod_is_a_problem(recs):
@@ -109,9 +111,10 @@ def test_a_pool_selecting_no_pod_is_a_problem(recs):
     problems = sv.stack_spec(rec, values(rec, "gaie"), ms, {})["problems"]
     assert problems == ["Qwen3-0.6B-rke2: gaie values inferencePool.modelServers.matchLabels "
                         "llm-d.ai/inferenceServing=true, llm-d.ai/model=qwen3-0-6b-rke2 select no decode pod "
-                        "(ms values modelArtifacts.labels give llm-d.ai/inferenceServing=true, "
-                        "llm-d.ai/model=random_model, llm-d.ai/role=decode). Fix: make modelArtifacts.labels in "
-                        "ms-qwen3-0-6b-rke2/values.yaml carry llm-d.ai/model=qwen3-0-6b-rke2."]
+                        "(ms values modelArtifacts.labels give llm-d.ai/inference-serving=true, "
+                        "llm-d.ai/role=decode). Fix: make modelArtifacts.labels in "
+                        "ms-qwen3-0-6b-rke2/values.yaml carry llm-d.ai/inferenceServing=true, "
+                        "llm-d.ai/model=qwen3-0-6b-rke2."]
 
 
 def test_gateway_objects(recs):
@@ -427,3 +430,63 @@ def test_the_render_refuses_what_acts_with_the_deploys_credentials(extra, rule):
     allow = [{"model": "qwen3-0-6b-rke2", "rule": rule, "reason": "test"}]
     assert not [p for p in sv.stack_spec(record, {}, ms_file, {"values_policy_allow": allow})["problems"]
                 if "(%s: " % rule in p]
+
+
+def test_messages_show_the_image_as_the_values_file_writes_it(recs):
+    """Issue 26, defect 7: the air-gap check reads the values before the lock's digests are put in, so a pinned
+    image off Harbor is reported by the tag the values file wrote, never by the @sha256: form the pin made."""
+    from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan
+    rec = recs["qwen3-0-6b-rke2"]
+    ms = values(rec, "ms")
+    ms["decode"]["containers"][0]["image"] = "ghcr.io/llm-d/llm-d-cuda:v0.3.0"
+    pins = image_plan.image_pins(image_plan.image_plan(carried_images(), HARBOR), PINS_LOCK)
+    got = sv.stack_spec(rec, values(rec, "gaie"), ms, dict(air_gapped=True, registry_host=HARBOR,
+                                                           mirrored_registries=["registry.k8s.io"], image_pins=pins))
+    assert got["problems"] == ["Qwen3-0.6B-rke2: modelservice values decode.containers[0].image = "
+                               "ghcr.io/llm-d/llm-d-cuda:v0.3.0 is not in %s or registry.k8s.io. Fix: mirror it there "
+                               "(harbor_upload) and use that reference in the values file." % HARBOR], got["problems"]
+    assert "@sha256:" not in " ".join(got["problems"])
+
+
+def test_a_claim_served_model_drops_its_hugging_face_token_secrets_with_a_note(recs):
+    """Issue 26, defect 1: authSecretName and HF_TOKEN from a Secret make every pod wait on a Secret nobody creates."""
+    rec = dict(recs["qwen3-0-6b-rke2"], model_artifacts_uri="pvc+hf://qwen3-0-6b-rke2-model/hub/Qwen/Qwen3-0.6B")
+    ms = values(rec, "ms")
+    ms["modelArtifacts"]["authSecretName"] = "llm-d-hf-token"
+    token = {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "llm-d-hf-token", "key": "HF_TOKEN"}}}
+    ms["decode"]["containers"][0].setdefault("env", []).append(token)
+    gaie = values(rec, "gaie")
+    gaie["inferenceExtension"]["env"] = [token, {"name": "A", "value": "1"}]
+    got = sv.stack_spec(rec, gaie, ms, {"allow_unpinned": True})
+    out_ms = got["values"]["modelservice"]
+    assert "authSecretName" not in out_ms["modelArtifacts"]
+    assert "HF_TOKEN" not in json.dumps(out_ms) and "llm-d-hf-token" not in json.dumps(got["values"])
+    assert got["values"]["gaie"]["inferenceExtension"]["env"] == [{"name": "A", "value": "1"}]
+    assert got["notes"] == [
+        "Qwen3-0.6B-rke2: %s: dropped modelArtifacts.authSecretName, decode.containers[0].env[%d] (HF_TOKEN) "
+        "(Secret llm-d-hf-token): the model is served from its claim (%s) with HF_HUB_OFFLINE=1, so its pods need no "
+        "Hugging Face token, and nothing creates that Secret"
+        % (rec["values_files"]["ms"], len(ms["decode"]["containers"][0]["env"]) - 1, rec["model_artifacts_uri"]),
+        "Qwen3-0.6B-rke2: %s: dropped inferenceExtension.env[0] (HF_TOKEN) (Secret llm-d-hf-token): the model is "
+        "served from its claim (%s) with HF_HUB_OFFLINE=1, so its pods need no Hugging Face token, and nothing "
+        "creates that Secret" % (rec["values_files"]["gaie"], rec["model_artifacts_uri"])]
+    # cloud: the EPP's token is a warning (it would download a tokenizer); on-prem a problem naming file and key
+    assert len(got["warnings"]) == 1 and "inferenceExtension.env[0] (HF_TOKEN) from Secret llm-d-hf-token" in \
+        got["warnings"][0]
+    on_prem = sv.stack_spec(rec, gaie, ms, {"air_gapped": True, "registry_host": HARBOR, "allow_unpinned": True,
+                                            "mirrored_registries": ["registry.k8s.io"]})
+    assert on_prem["warnings"] == [] and on_prem["problems"] == [
+        "Qwen3-0.6B-rke2: %s: inferenceExtension.env[0] (HF_TOKEN) from Secret llm-d-hf-token gives the EPP a Hugging "
+        "Face token, which only a tokenizer download from Hugging Face at run time uses. Fix: remove that env entry "
+        "and load no tokenizer from Hugging Face (use prefix-cache-scorer (approximate prefix matching, no tokenizer) "
+        "in place of precise-prefix-cache-scorer in that plugin config)" % rec["values_files"]["gaie"]]
+
+
+def test_a_model_not_served_from_a_claim_keeps_its_token_secret():
+    """No modelSource (cloud, hf:// as written): the user's Secret is the pods' way to Hugging Face."""
+    rec = records(provider="cloud", embedder=False)["qwen3-0-6b-rke2"]
+    rec = dict(rec, model_artifacts_uri=None)
+    ms = values(rec, "ms")
+    ms["modelArtifacts"]["authSecretName"] = "my-hf-token"
+    got = sv.stack_spec(rec, values(rec, "gaie"), ms, {})
+    assert got["values"]["modelservice"]["modelArtifacts"]["authSecretName"] == "my-hf-token" and got["notes"] == []

@@ -81,3 +81,31 @@ def test_offline_env_from_a_config_map_is_replaced_not_merged():
     assert {"name": "HF_HUB_OFFLINE", "value": "1"} in env
     assert all(not ("value" in entry and "valueFrom" in entry) for entry in env), env
     assert {"name": "B", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}} in env
+
+
+def test_docker_hub_short_names_come_from_a_mirrored_docker_io():
+    """Issue 26, defect 6: vllm/vllm-openai:... is pulled from docker.io, so a mirrored docker.io accepts it."""
+    values = {"decode": {"containers": [{"image": "vllm/vllm-openai:v0.14.1-cu130"}, {"image": "busybox"},
+                                        {"image": "quay.io/o/n:1"}]}}
+    assert sv.images_off_registry(values, ["harbor.local", "docker.io"]) == [
+        ("decode.containers[2].image", "quay.io/o/n:1")]
+    assert sv.images_off_registry(values, ["harbor.local", "index.docker.io"]) == [
+        ("decode.containers[2].image", "quay.io/o/n:1")]
+    # the image is reported as written, not in its normalised form
+    assert sv.images_off_registry(values, "harbor.local")[0] == (
+        "decode.containers[0].image", "vllm/vllm-openai:v0.14.1-cu130")
+
+
+def test_a_short_name_is_pinned_by_the_lock_entry_of_its_full_name():
+    from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan
+    digest = "sha256:" + "7" * 64
+    plan = image_plan.image_plan([{"source": "docker.io/vllm/vllm-openai:v0.14.1-cu130", "project": "images"}],
+                                 "harbor.local")
+    pins = image_plan.image_pins(plan, {"docker.io/vllm/vllm-openai:v0.14.1-cu130": {"digest": digest}})
+    values, unpinned = sv.pin_values({"decode": {"containers": [{"image": "vllm/vllm-openai:v0.14.1-cu130"}]}}, pins)
+    assert unpinned == []
+    assert values["decode"]["containers"][0]["image"] == "docker.io/vllm/vllm-openai@" + digest
+    # and a lock written with the short name pins the images list's full source
+    locked = image_plan.locked_images([{"source": "docker.io/vllm/vllm-openai:v0.14.1-cu130", "project": "images"}],
+                                      {"vllm/vllm-openai:v0.14.1-cu130": {"digest": digest}})
+    assert locked[0]["digest"] == digest

@@ -1,0 +1,263 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Values files users bring (llm-d's legacy guides, tests/fixtures/llmd_guides) through playbooks/render.yml and
+`helm template` with the real charts (shared/upstream/charts), on an on-prem and a cloud site (sites.yml there).
+
+Each pair either renders with the contract intact (the claim read-only in every serving container, HF_HUB_CACHE
+and HF_HUB_OFFLINE, the plan's affinity and tolerations, harbor-creds, every image pinned by the lock's digest
+and on-prem from Harbor or a mirrored registry, no reference to a Secret nothing creates), or the play fails
+before rendering anything with a message naming the model, the file, the key and the fix. The plan's replica
+count equals the serving pods the chart renders (issue 26). The lock file is written here in load.yml's format
+(made-up digests: `helm template` pulls nothing)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+import hashlib
+import json
+import os
+import subprocess
+
+import pytest
+import yaml
+
+from ansible_collections.ai_platform.serving.plugins.module_utils.image_plan import chart_lock, image_lock
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry.reference import normalize_image
+from ansible_collections.ai_platform.serving.tests.support import HARBOR, ROOT
+from ansible_collections.ai_platform.serving.tests.support.lab import CARRIED, CHART_MIRRORS
+
+from test_render_models import (  # pylint: disable=import-error
+    KUBE_VERSION, ROUTING_PROXY, charts_dir, env_of, helm_binary, images, manifests)
+
+GUIDES = os.path.join(ROOT, "tests", "fixtures", "llmd_guides")
+with open(os.path.join(GUIDES, "sites.yml")) as _sites:
+    SITES = yaml.safe_load(_sites)
+# (site, model) -> substrings of the one message that refuses it; the unit test test_llmd_guides.py holds the same
+REFUSED = {
+    ("rke2", "InferenceSchedulingCPU"): ["InferenceSchedulingCPU: ", "ms-inference-scheduling-cpu/values.yaml",
+                                         "decode.containers[0].securityContext.capabilities.add", "Fix: "],
+    ("cloud", "InferenceSchedulingCPU"): ["InferenceSchedulingCPU: ", "ms-inference-scheduling-cpu/values.yaml",
+                                          "decode.containers[0].securityContext.capabilities.add", "Fix: "],
+    ("rke2", "SimulatedAccelerators"): ["SimulatedAccelerators: gaie values inferencePool.modelServers.matchLabels",
+                                        "Fix: make modelArtifacts.labels in ms-sim/values.yaml carry"],
+    ("cloud", "SimulatedAccelerators"): ["SimulatedAccelerators: gaie values inferencePool.modelServers.matchLabels",
+                                         "Fix: make modelArtifacts.labels in ms-sim/values.yaml carry"],
+    ("rke2", "PrecisePrefixCacheAware"): ["PrecisePrefixCacheAware: ", "gaie-kv-events/values.yaml: "
+                                          "inferenceExtension.env[0] (HF_TOKEN) from Secret llm-d-hf-token",
+                                          "Fix: remove that env entry"],
+}
+# (site, model) -> Helm's error: values the values step passes that the pinned chart cannot render. The kv-events
+# GAIE file is written for inferencepool v1.3+ (sidecar.image a string); v1.2.0 reads sidecar.image.pullPolicy.
+# (On-prem its EPP token refuses it first.) Issue 26 defect 8: render before deploy reports this per model.
+RENDER_FAILS = {
+    ("cloud", "PrecisePrefixCacheAware"): "inferencepool/templates/epp-deployment.yaml:33:35",
+}
+SERVING_KINDS = ("Deployment", "LeaderWorkerSet")
+
+
+def digest(text):
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def fixture_images():
+    """Every image the fixtures' values name, fully qualified, as aips_images entries (what a site carries)."""
+    found = set()
+    for folder, _dirs, files in os.walk(os.path.join(GUIDES, "models")):
+        if "values.yaml" in files:
+            with open(os.path.join(folder, "values.yaml")) as handle:
+                values = yaml.safe_load(handle)
+            found.update(images(values))
+            image = (values.get("inferenceExtension") or {}).get("image")
+            if isinstance(image, dict):
+                found.add("%s/%s:%s" % (image["hub"], image["name"], image["tag"]))
+    return [{"source": normalize_image(image), "project": "images-llmd"} for image in sorted(found)]
+
+
+def outcome(site, name):
+    if (site, name) in REFUSED:
+        return "refused"
+    return "render-fails" if (site, name) in RENDER_FAILS else "deployed"
+
+
+def models_of(site, wanted):
+    """The site's models, enabled when their outcome (deployed, refused, render-fails) is ``wanted``."""
+    models = copy.deepcopy(SITES[site]["aips_models"])
+    for entry in models["generative"]:
+        entry["enabled"] = outcome(site, entry["name"]) == wanted
+    return models
+
+
+def render(tmp_path, site, wanted):
+    inventory = tmp_path / ("inventory-%s-%s" % (site, wanted))
+    (inventory / "group_vars").mkdir(parents=True)
+    (inventory / "hosts.yml").write_text(yaml.safe_dump({"all": {"children": {"serving": {"children": {"controller": {
+        "hosts": {"localhost": {"ansible_connection": "local",
+                                "ansible_python_interpreter": "{{ ansible_playbook_python }}"}}}}}}}}))
+    group = dict(SITES[site], aips_models=models_of(site, wanted), aips_models_dir=os.path.join(GUIDES, "models"),
+                 aips_harbor_token="{{ lookup('ansible.builtin.env', 'AIPS_HARBOR_TOKEN') }}")
+    if group["aips_cloud_provider"] == "on-prem":
+        group["aips_charts"] = "{{ aips_chart_mirrors | ai_platform.serving.stack_charts(aips_harbor_hostname) }}"
+    (inventory / "group_vars" / "serving.yml").write_text(yaml.safe_dump(group))
+    carried = CARRIED["aips_images"] + fixture_images()
+    items = [{"kind": "image", "name": image["source"], "project": image["project"], "image_path": image.get("path"),
+              "digest": digest(image["source"])} for image in carried]
+    items += [{"kind": "chart", "name": chart["name"], "version": chart["version"], "project": chart["project"],
+               "manifest_digest": digest(chart["name"])} for chart in CHART_MIRRORS]
+    lock = tmp_path / ("models-%s.lock.yml" % site)
+    lock.write_text(yaml.safe_dump({"lock_version": 1, "models": {}, "images": image_lock(items, HARBOR),
+                                    "charts": chart_lock(items, HARBOR)}))
+    out = str(tmp_path / ("render-%s-%s" % (site, wanted)))
+    env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
+               AIPS_HARBOR_TOKEN="render-test-token")
+    variables = {"aips_render_dir": out, "aips_render_chart_dir": charts_dir(), "aips_render_kube_version": KUBE_VERSION,
+                 "serving_stack_helm_binary": helm_binary(), "aips_lock_file": str(lock), "aips_images": carried}
+    proc = subprocess.run(["ansible-playbook", "-i", str(inventory), os.path.join(ROOT, "playbooks", "render.yml"),
+                           "-e", json.dumps(variables)],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=900, check=False)
+    return proc, out, set(item["digest"] for item in items if item["kind"] == "image")
+
+
+@pytest.fixture(scope="module", params=sorted(SITES))
+def deployed(request, tmp_path_factory):
+    site = request.param
+    proc, out, digests = render(tmp_path_factory.mktemp("guides-" + site), site, "deployed")
+    assert proc.returncode == 0, proc.stdout[-8000:] + proc.stderr[-3000:]
+    with open(os.path.join(out, "plan.json")) as handle:
+        plan = json.load(handle)
+    return site, out, plan, digests, " ".join(proc.stdout.split())
+
+
+def all_manifests(out, slug):
+    return [doc for chart in ("infra", "gaie", "modelservice") for doc in manifests(out, slug, chart)]
+
+
+def pod_specs(docs):
+    """``(kind/name, replicas, pod spec)`` of every workload the releases render."""
+    for doc in docs:
+        spec = doc.get("spec") or {}
+        if doc["kind"] == "LeaderWorkerSet":
+            template = spec["leaderWorkerTemplate"]
+            size = int(template.get("size", 1))
+            yield doc["kind"] + "/" + doc["metadata"]["name"], int(spec.get("replicas", 1)) * size, (
+                template.get("workerTemplate") or template.get("leaderTemplate"))["spec"]
+        elif doc["kind"] in ("Deployment", "StatefulSet", "ReplicaSet", "Job", "DaemonSet"):
+            yield doc["kind"] + "/" + doc["metadata"]["name"], int(spec.get("replicas", 1)), spec["template"]["spec"]
+
+
+def secret_references(pod):
+    for container in (pod.get("containers") or []) + (pod.get("initContainers") or []):
+        for entry in container.get("env") or []:
+            ref = (entry.get("valueFrom") or {}).get("secretKeyRef")
+            if ref and not ref.get("optional"):
+                yield "%s env %s" % (container["name"], entry["name"]), ref["name"]
+        for entry in container.get("envFrom") or []:
+            if entry.get("secretRef") and not entry["secretRef"].get("optional"):
+                yield "%s envFrom" % container["name"], entry["secretRef"]["name"]
+    for volume in pod.get("volumes") or []:
+        if volume.get("secret") and not volume["secret"].get("optional"):
+            yield "volume " + volume["name"], volume["secret"]["secretName"]
+
+
+def test_the_deployable_pairs_render(deployed):
+    site, out, plan, _digests, _stdout = deployed
+    wanted = sorted(e["name"] for e in models_of(site, "deployed")["generative"] if e["enabled"])
+    assert sorted(r["name"] for r in plan["records"]) == wanted and wanted
+    for record in plan["records"]:
+        assert manifests(out, record["slug"], "modelservice"), (site, record["name"])
+
+
+def test_the_plan_counts_the_serving_pods_the_chart_renders(deployed):
+    site, out, plan, _digests, _stdout = deployed
+    for record in plan["records"]:
+        docs = manifests(out, record["slug"], "modelservice")
+        pods = sum(replicas for kind_name, replicas, _pod in pod_specs(docs)
+                   if kind_name.split("/")[0] in SERVING_KINDS
+                   and kind_name.rsplit("-", 1)[-1] in ("decode", "prefill"))
+        assert record["replicas"] == pods, (site, record["name"], record["replicas"], pods)
+
+
+def test_the_claim_contract_holds_in_every_serving_pod(deployed):
+    site, out, plan, _digests, _stdout = deployed
+    for record in plan["records"]:
+        where = "%s/%s" % (site, record["name"])
+        for kind_name, replicas, pod in pod_specs(manifests(out, record["slug"], "modelservice")):
+            if not replicas:
+                continue
+            volume = [v for v in pod["volumes"] if v["name"] == "model-storage"]
+            assert volume == [{"name": "model-storage", "persistentVolumeClaim": {
+                "claimName": record["storage"]["pvc"], "readOnly": True}}], (where, kind_name)
+            for container in pod["containers"]:
+                mounts = [m for m in container.get("volumeMounts") or [] if m["name"] == "model-storage"]
+                assert mounts == [{"name": "model-storage", "mountPath": "/model-cache", "readOnly": True}], (
+                    where, kind_name, container["name"])
+                env = env_of(container)
+                assert env.get("HF_HUB_CACHE") == "/model-cache/hub" and env.get("HF_HUB_OFFLINE") == "1", (
+                    where, kind_name, container["name"], env)
+            for container in pod.get("initContainers") or []:
+                if container["name"] != ROUTING_PROXY:
+                    assert env_of(container).get("HF_HUB_OFFLINE") == "1", (where, container["name"])
+            assert pod["affinity"] == record["affinity"], (where, kind_name)
+            for toleration in record.get("tolerations") or []:
+                assert toleration in pod["tolerations"], (where, kind_name)
+            assert {"name": "harbor-creds"} in pod["imagePullSecrets"], (where, kind_name)
+
+
+def test_no_pod_names_a_secret_nothing_creates(deployed):
+    """Defect 1: the guides' llm-d-hf-token (authSecretName, the EPP's HF_TOKEN) is gone from every pod."""
+    site, out, plan, _digests, _stdout = deployed
+    for record in plan["records"]:
+        docs = all_manifests(out, record["slug"])
+        rendered = set(d["metadata"]["name"] for d in docs if d["kind"] == "Secret")
+        for kind_name, _replicas, pod in pod_specs(docs):
+            for what, secret in secret_references(pod):
+                assert secret in rendered, (site, record["name"], kind_name, what, secret)
+
+
+def test_every_image_is_pinned_and_on_prem_comes_from_harbor_or_a_mirror(deployed):
+    site, out, plan, digests, _stdout = deployed
+    allowed = [plan["harbor_hostname"]] + plan["mirrored_registries"]
+    for record in plan["records"]:
+        for image in images(all_manifests(out, record["slug"])):
+            where = (site, record["name"], image)
+            assert "@sha256:" in image and image.rsplit("@", 1)[1] in digests, where
+            if plan["cloud_provider"] == "on-prem":
+                assert normalize_image(image).split("/", 1)[0] in allowed, where
+
+
+def test_notes_are_printed(deployed):
+    site, _out, plan, _digests, stdout = deployed
+    for record in plan["records"]:
+        notes = plan["notes"][record["slug"]]
+        assert notes and notes[0].startswith("%s: %s: dropped modelArtifacts.authSecretName" % (
+            record["name"], record["values_files"]["ms"])), (site, record["name"], notes)
+        assert plan["warnings"][record["slug"]] == []
+        for line in notes:
+            assert " ".join(line.split()) in stdout
+
+
+@pytest.mark.parametrize("site", sorted(SITES))
+def test_the_refused_pairs_fail_before_anything_renders(tmp_path, site):
+    proc, out, _digests = render(tmp_path, site, "refused")
+    assert proc.returncode != 0, proc.stdout[-4000:]
+    text = " ".join(proc.stdout.split())
+    assert "Fail on values the plan cannot deploy" in text, text[-4000:]
+    for (where, _name), parts in REFUSED.items():
+        if where == site:
+            for part in parts:
+                assert part in text, (site, part, text[-4000:])
+    assert not os.path.exists(os.path.join(out, "plan.json")), "rendered although refused"
+
+
+@pytest.mark.parametrize("site, name", sorted(RENDER_FAILS))
+def test_values_the_pinned_chart_cannot_render_fail_with_helms_error(tmp_path, site, name):
+    """The values step passes the pair (on cloud the EPP's Hugging Face token is a warning, its Secret dropped with a
+    note, both printed first); `helm template` of the pinned chart then fails, naming the release."""
+    proc, _out, _digests = render(tmp_path, site, "render-fails")
+    assert proc.returncode != 0, proc.stdout[-4000:]
+    text = " ".join(proc.stdout.split())
+    assert RENDER_FAILS[(site, name)] in text, text[-4000:]
+    assert "WARNING: %s: " % name in text and "inferenceExtension.env[0] (HF_TOKEN) from Secret llm-d-hf-token" in text
+    assert "%s: " % name in text and "dropped inferenceExtension.env[0] (HF_TOKEN)" in text

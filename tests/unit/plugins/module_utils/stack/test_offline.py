@@ -1,0 +1,79 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Claim-served pods without Hugging Face Secrets; EPP configs that would reach Hugging Face (issue 26, defects 1, 2)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import offline
+
+RECORD = {"name": "M", "slug": "m", "model_artifacts_uri": "pvc+hf://m-model/hub/o/n",
+          "values_files": {"ms": "/models/generative/M/ms-m/values.yaml", "gaie": "/models/generative/M/gaie-m/values.yaml"}}
+TOKEN = {"name": "HF_TOKEN", "valueFrom": {"secretKeyRef": {"name": "hf", "key": "HF_TOKEN"}}}
+
+
+def plugin_config(pool):
+    return {"inferenceExtension": {"pluginsConfigFile": "c.yaml", "pluginsCustomConfig": {"c.yaml": (
+        "apiVersion: inference.networking.x-k8s.io/v1alpha1\nkind: EndpointPickerConfig\nplugins:\n"
+        "- type: precise-prefix-cache-scorer\n  parameters:\n    indexerConfig:\n      tokenizersPoolConfig:\n"
+        + "".join("        %s\n" % line for line in pool))}}}
+
+
+def test_drops_every_token_secret_of_decode_prefill_and_epp():
+    ms = {"modelArtifacts": {"authSecretName": "hf", "name": "o/n"},
+          "decode": {"containers": [{"name": "vllm", "env": [TOKEN, {"name": "A", "value": "1"}]}],
+                     "initContainers": [{"name": "init", "env": [dict(TOKEN, name="HUGGING_FACE_HUB_TOKEN")]}]},
+          "prefill": {"containers": [{"name": "vllm", "env": [TOKEN]}]}}
+    gaie = {"inferenceExtension": {"env": [TOKEN], "sidecar": {"env": [TOKEN, {"name": "HF_HOME", "value": "/t"}]}}}
+    out_ms, out_gaie, notes = offline.drop_claim_secrets(RECORD, ms, gaie)
+    assert out_ms == {"modelArtifacts": {"name": "o/n"},
+                      "decode": {"containers": [{"name": "vllm", "env": [{"name": "A", "value": "1"}]}],
+                                 "initContainers": [{"name": "init", "env": []}]},
+                      "prefill": {"containers": [{"name": "vllm", "env": []}]}}
+    assert out_gaie == {"inferenceExtension": {"env": [], "sidecar": {"env": [{"name": "HF_HOME", "value": "/t"}]}}}
+    assert ms["modelArtifacts"]["authSecretName"] == "hf"  # the input is not changed
+    assert len(notes) == 2
+    assert notes[0].startswith("M: /models/generative/M/ms-m/values.yaml: dropped modelArtifacts.authSecretName, "
+                               "decode.containers[0].env[0] (HF_TOKEN), decode.initContainers[0].env[0] "
+                               "(HUGGING_FACE_HUB_TOKEN), prefill.containers[0].env[0] (HF_TOKEN) (Secret hf)")
+    assert notes[1].startswith("M: /models/generative/M/gaie-m/values.yaml: dropped inferenceExtension.env[0] "
+                               "(HF_TOKEN), inferenceExtension.sidecar.env[0] (HF_TOKEN) (Secret hf)")
+
+
+def test_a_literal_token_or_other_secret_env_stays():
+    ms = {"decode": {"containers": [{"name": "vllm", "env": [{"name": "HF_TOKEN", "value": "literal"},
+                                                             {"name": "X", "valueFrom": TOKEN["valueFrom"]}]}]}}
+    out_ms, _gaie, notes = offline.drop_claim_secrets(RECORD, ms, {})
+    assert out_ms == ms and notes == []
+
+
+@pytest.mark.parametrize("pool, why", [
+    (["modelName: o/n", "hf:", "  tokenizersCacheDir: /tmp/t"], "its hf key makes the indexer download"),
+    (["modelName: o/n"], "it sets no local or uds tokenizer, so the indexer's default"),
+    (["modelName: o/n", "hf: {}"], "its hf key"),
+])
+def test_an_epp_tokenizer_from_hugging_face_is_found(pool, why):
+    findings = offline.epp_hub_findings(RECORD, plugin_config(pool))
+    assert len(findings) == 1
+    assert findings[0].startswith("M: /models/generative/M/gaie-m/values.yaml: inferenceExtension.pluginsCustomConfig"
+                                  "[c.yaml] plugins[0].parameters.indexerConfig.tokenizersPoolConfig: " + why)
+    assert "(o/n) at run time, which a cluster without internet cannot reach" in findings[0]
+    assert "Fix: use prefix-cache-scorer" in findings[0]
+
+
+@pytest.mark.parametrize("pool", [
+    ["modelName: o/n", "local: null", "hf: null", "uds:", "  socketFile: /tmp/t.socket"],
+    ["modelName: o/n", "local:", "  autoDiscoveryDir: /models"],
+    ["hf: null"],
+])
+def test_a_local_or_uds_tokenizer_is_no_finding(pool):
+    assert offline.epp_hub_findings(RECORD, plugin_config(pool)) == []
+
+
+def test_no_plugin_config_or_a_broken_one_is_no_finding():
+    assert offline.epp_hub_findings(RECORD, {}) == []
+    assert offline.epp_hub_findings(RECORD, {"inferenceExtension": {"pluginsCustomConfig": {"c.yaml": "a: ["}}}) == []
