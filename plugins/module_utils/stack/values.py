@@ -51,7 +51,7 @@ from ansible.module_utils.six import string_types
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan, naming
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_marker
-from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values_policy
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import admission, values_policy
 
 MODEL_ROLES = ("decode", "prefill")
 OFFLINE_ENV = {"name": "HF_HUB_OFFLINE", "value": "1"}
@@ -322,6 +322,10 @@ DEFAULT_SETTINGS = {
     "image_pins": {},
     "allow_unpinned": False,
     "lock_file": "",
+    # serving_stack_monitors: false turns the charts' PodMonitor/ServiceMonitor objects off (admission.monitors_off)
+    "monitors": True,
+    # the Pod Security labels of the model namespaces: the values policy names the level a refused key needs
+    "pod_security": {},
 }
 
 
@@ -487,6 +491,9 @@ def stack_spec(record, gaie_file, ms_file, settings=None):
     # the other branch's object, and the ConfigMap of earlier versions of the collection (nothing reads it)
     stale = [ROUTING_OBJECTS[stale_kind] + (names[stale_kind],), ("v1", "ConfigMap", names["gateway_defaults"])]
     releases = [("infra", infra), ("gaie", gaie), ("modelservice", ms)]
+    if cfg["monitors"] in (False, "false", "False"):
+        releases = [(chart, admission.monitors_off(chart, values)) for chart, values in releases]
+        infra, gaie, ms = [values for _chart, values in releases]
     pin_problems = []
     if cfg["image_pins"] or (cfg["air_gapped"] and not cfg["allow_unpinned"]):
         pinned_releases = []
