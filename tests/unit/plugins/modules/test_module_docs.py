@@ -27,6 +27,7 @@ MODULES = {
     "model_pull_job": None,
     "model_pull_wait": None,
     "model_cache_dirs": None,
+    "serving_stack_render": None,
 }
 
 

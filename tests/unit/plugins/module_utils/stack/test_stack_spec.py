@@ -402,3 +402,19 @@ def test_no_lock_on_prem_names_every_image(recs):
     rec = recs["qwen3-0-6b-rke2"]
     problems = spec(rec, air_gapped=True, registry_host=HARBOR, mirrored_registries=["registry.k8s.io"])["problems"]
     assert len(problems) == 3 and all("(none set)" in p for p in problems), problems
+
+
+def test_monitors_off_turns_the_charts_monitors_off_and_on_keeps_the_values(recs):
+    rec = recs["qwen3-0-6b-rke2"]
+    kept = spec(rec)
+    off = spec(rec, monitors=False)
+    ms = off["values"]["modelservice"]
+    assert ms["decode"]["monitoring"]["podmonitor"]["enabled"] is False
+    assert ms["prefill"]["monitoring"]["podmonitor"]["enabled"] is False
+    assert off["values"]["gaie"]["inferenceExtension"]["monitoring"]["prometheus"]["enabled"] is False
+    assert off["values"]["infra"] == kept["values"]["infra"]
+    # everything else as with monitors on
+    for chart in ("gaie", "modelservice"):
+        for key in kept["values"][chart]:
+            if key not in ("decode", "prefill", "inferenceExtension"):
+                assert off["values"][chart][key] == kept["values"][chart][key], (chart, key)
