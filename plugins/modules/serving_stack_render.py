@@ -264,26 +264,36 @@ def cluster_version(client):
         return ""
 
 
-def cluster_facts(client, crd_names):
-    """``(served CRD names, node GPUs)`` read from the cluster."""
+def cluster_facts(module, client, crd_names):
+    """``(served CRD names, node GPUs)`` read from the cluster; None for what cannot be read (no RBAC to list nodes
+    or read CRDs, say), with a warning that says so."""
     served = set()
-    if crd_names:
-        resource = client.resource("CustomResourceDefinition", "apiextensions.k8s.io/v1")
-        for name in crd_names:
-            try:
-                client.get(resource, name=name)
-                served.add(name)
-            except (NotFoundError, ResourceNotFoundError):
-                pass
-    nodes = (_dict(client.get(client.resource("Node", "v1"))) or {}).get("items") or []
-    return served, render.node_gpus(nodes)
+    try:
+        if crd_names:
+            resource = client.resource("CustomResourceDefinition", "apiextensions.k8s.io/v1")
+            for name in crd_names:
+                try:
+                    client.get(resource, name=name)
+                    served.add(name)
+                except (NotFoundError, ResourceNotFoundError):
+                    pass
+    except Exception as exc:  # pylint: disable=broad-except - an unreadable cluster is reported, not fatal
+        module.warn("could not read the CustomResourceDefinitions %s: %s" % (", ".join(crd_names), exc))
+        served = None
+    try:
+        nodes = (_dict(client.get(client.resource("Node", "v1"))) or {}).get("items") or []
+        gpus = render.node_gpus(nodes)
+    except Exception as exc:  # pylint: disable=broad-except - as above
+        module.warn("could not list the nodes (their allocatable nvidia.com/gpu): %s" % exc)
+        gpus = None
+    return served, gpus
 
 
 def finish(module, rendered, texts, failures, values, kube_version, client=None):
     params = module.params
     crds = allocatable = None
     if client is not None and rendered:
-        crds, allocatable = cluster_facts(client, render.monitor_crds(rendered))
+        crds, allocatable = cluster_facts(module, client, render.monitor_crds(rendered))
     problems, warnings = render.checks(params["records"], rendered, values, params["pod_security"],
                                        params["values_policy_allow"], crds, allocatable)
     for warning in warnings:
