@@ -30,16 +30,16 @@ BASELINE_CAPABILITIES = frozenset((
     "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT"))
 # restricted: the only capability a container may add (after dropping ALL)
 RESTRICTED_CAPABILITIES = frozenset(("NET_BIND_SERVICE",))
-BASELINE_SECCOMP = (None, "RuntimeDefault", "Localhost")
+BASELINE_SECCOMP = (None, "", "RuntimeDefault", "Localhost")
 RESTRICTED_SECCOMP = ("RuntimeDefault", "Localhost")
-BASELINE_APPARMOR = (None, "RuntimeDefault", "Localhost")
+BASELINE_APPARMOR = (None, "", "RuntimeDefault", "Localhost")
 BASELINE_SELINUX_TYPES = (None, "", "container_t", "container_init_t", "container_kvm_t", "container_engine_t")
 BASELINE_PROC_MOUNT = (None, "Default")
 SAFE_SYSCTLS = frozenset((
     "kernel.shm_rmid_forced", "net.ipv4.ip_local_port_range", "net.ipv4.ip_unprivileged_port_start",
     "net.ipv4.tcp_syncookies", "net.ipv4.ping_group_range", "net.ipv4.ip_local_reserved_ports",
     "net.ipv4.tcp_keepalive_time", "net.ipv4.tcp_fin_timeout", "net.ipv4.tcp_keepalive_intvl",
-    "net.ipv4.tcp_keepalive_probes"))
+    "net.ipv4.tcp_keepalive_probes", "net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"))
 RESTRICTED_VOLUMES = frozenset(("configMap", "csi", "downwardAPI", "emptyDir", "ephemeral", "persistentVolumeClaim",
                                 "projected", "secret"))
 APPARMOR_ANNOTATION = "container.apparmor.security.beta.kubernetes.io/"
@@ -150,7 +150,8 @@ def baseline_violations(pod_spec, annotations=None):
         if isinstance(sysctl, dict) and sysctl.get("name") not in SAFE_SYSCTLS:
             found.append(_v("sysctls", "securityContext.sysctls[%d].name" % position, sysctl.get("name")))
     for key, value in sorted((annotations or {}).items()):
-        if key.startswith(APPARMOR_ANNOTATION) and value != "runtime/default" and not str(value).startswith("localhost/"):
+        if key.startswith(APPARMOR_ANNOTATION) and value not in ("", "runtime/default") \
+                and not str(value).startswith("localhost/"):
             found.append(_v("apparmor", "metadata.annotations[%s]" % key, value))
     return found
 
