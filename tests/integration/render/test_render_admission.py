@@ -66,8 +66,9 @@ def render(tmp_path, models, **extra):
     proc = subprocess.run(["ansible-playbook", "-i", os.path.join(ROOT, "inventory", "cloud"),
                            os.path.join(ROOT, "playbooks", "render.yml"), "-e", json.dumps(variables)],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False)
-    # JSON output escapes the message's quotes; the words are what the tests read
-    return proc, out, " ".join(proc.stdout.replace("\\n", " ").replace('\\"', '"').split())
+    # JSON output escapes the message's quotes; the words are what the tests read (warnings go to stderr)
+    text = proc.stdout + " " + proc.stderr
+    return proc, out, " ".join(text.replace("\\n", " ").replace('\\"', '"').split())
 
 
 def named_fix(text):
@@ -143,3 +144,24 @@ def test_a_values_key_the_pinned_chart_cannot_render_fails_naming_model_chart_an
     assert "v1.2.0) does not render with helm template: Error:" in text
     assert "Nothing was installed" in text
     assert not os.path.exists(os.path.join(out, SLUG, "gaie.yaml"))
+
+
+def test_monitors_are_rendered_as_asked_with_a_warning_and_the_switch_turns_them_off(tmp_path):
+    """A values file asking for the decode PodMonitor: rendered (render.yml reads no cluster, so the CRD check is
+    a warning naming the switch); serving_stack_monitors false renders none, the rest unchanged."""
+    models = tmp_path / "models"
+    shutil.copytree(os.path.join(ROOT, "models"), str(models))
+    path = models / MS
+    values = yaml.safe_load(path.read_text())
+    values["decode"]["monitoring"] = {"podmonitor": {"enabled": True}}
+    path.write_text(yaml.safe_dump(values))
+    proc, out, text = render(tmp_path, str(models))
+    assert proc.returncode == 0, text[-4000:]
+    kinds = [d["kind"] for d in manifests(out, SLUG, "modelservice")]
+    assert "PodMonitor" in kinds, kinds
+    assert "could not check the cluster for the Prometheus Operator's CRDs" in text and \
+        "serving_stack_monitors: false turns them off" in text, text[-4000:]
+    proc, out_off, text = render(tmp_path, str(models), serving_stack_monitors=False)
+    assert proc.returncode == 0, text[-4000:]
+    kinds_off = [d["kind"] for d in manifests(out_off, SLUG, "modelservice")]
+    assert "PodMonitor" not in kinds_off and sorted(k for k in kinds if k != "PodMonitor") == sorted(kinds_off)
