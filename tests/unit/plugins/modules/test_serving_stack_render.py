@@ -125,3 +125,86 @@ def test_only_the_selected_releases_render_and_none_selected_renders_nothing(cap
 def test_a_missing_helm_is_a_render_failure(capsys, tmp_path):
     result = run(capsys, (str(tmp_path / "no-helm"), None), specs=specs(), select={"gaie": ["q"]})
     assert result["failed"] is True and "cannot run" in result["failures"][0]
+
+
+class Done(Exception):
+    pass
+
+
+class FakeModule(object):
+    """The AnsibleK8SModule surface execute_module uses."""
+
+    def __init__(self, params):
+        self.params = params
+        self.warnings = []
+        self.result = None
+
+    def warn(self, text):
+        self.warnings.append(text)
+
+    def exit_json(self, **result):
+        self.result = result
+        raise Done()
+
+    def fail_json(self, **result):
+        self.result = dict(result, failed=True)
+        raise Done()
+
+
+class FakeClient(object):
+    """Nodes and CRDs as the cluster serves them; ``forbidden`` makes the node list fail as without RBAC."""
+
+    class Inner(object):
+        version = {"kubernetes": {"major": "1", "minor": "33+"}}
+
+    def __init__(self, nodes, crds=(), forbidden=False):
+        self.client = self.Inner()
+        self.nodes, self.crds, self.forbidden = nodes, set(crds), forbidden
+
+    def resource(self, kind, api_version):
+        return kind
+
+    def get(self, resource, name=None):
+        if resource == "Node":
+            if self.forbidden:
+                raise RuntimeError("nodes is forbidden")
+            return {"items": self.nodes}
+        if name not in self.crds:
+            raise serving_stack_render.NotFoundError("not found")
+        return {"metadata": {"name": name}}
+
+
+def cluster_params(helm, specs_, **extra):
+    params = dict((key, spec.get("default")) for key, spec in serving_stack_render.argspec().items())
+    params.update(records=[RECORD], charts=CHARTS, helm_binary=helm[0], chart_dir="/charts", specs=specs_,
+                  pod_security={"enforce": "baseline"}, kube_version="", workers=2, marks={})
+    params.update(extra)
+    return params
+
+
+def gpu_specs(replicas_gpus):
+    spec = specs()
+    spec["q"]["values"]["modelservice"]["decode"]["containers"][0]["resources"] = {
+        "limits": {"nvidia.com/gpu": replicas_gpus}}
+    return spec
+
+
+def test_with_a_cluster_the_version_the_node_gpus_and_the_crds_are_read(helm):
+    module = FakeModule(cluster_params(helm, gpu_specs(2)))
+    node = {"metadata": {"name": "n1"}, "status": {"allocatable": {"nvidia.com/gpu": "1"}}}
+    with pytest.raises(Done):
+        serving_stack_render.execute_module(module, FakeClient([node]))
+    assert not module.result.get("failed"), module.result
+    assert module.result["kube_version"] == "1.33"
+    (warning,) = module.result["warnings_found"]
+    assert "node n1, which offers 1 nvidia.com/gpu but the releases ask for 2" in warning
+    assert module.warnings == [warning]
+
+
+def test_an_unreadable_node_list_is_a_warning_and_the_gpu_check_is_not_made(helm):
+    module = FakeModule(cluster_params(helm, gpu_specs(1)))
+    with pytest.raises(Done):
+        serving_stack_render.execute_module(module, FakeClient([], forbidden=True))
+    assert not module.result.get("failed"), module.result
+    assert any("could not list the nodes" in w for w in module.warnings)
+    assert any("could not check the node's allocatable" in w for w in module.result["warnings_found"])
