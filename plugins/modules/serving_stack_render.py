@@ -260,7 +260,7 @@ def cluster_version(client):
     try:
         version = client.client.version["kubernetes"]
         return "%s.%s" % (version["major"], version["minor"].rstrip("+"))
-    except Exception:  # pylint: disable=broad-except - any unreadable version falls back to the default
+    except Exception:  # pylint: disable=broad-except
         return ""
 
 
@@ -277,13 +277,13 @@ def cluster_facts(module, client, crd_names):
                     served.add(name)
                 except (NotFoundError, ResourceNotFoundError):
                     pass
-    except Exception as exc:  # pylint: disable=broad-except - an unreadable cluster is reported, not fatal
+    except Exception as exc:  # pylint: disable=broad-except
         module.warn("could not read the CustomResourceDefinitions %s: %s" % (", ".join(crd_names), exc))
         served = None
     try:
         nodes = (_dict(client.get(client.resource("Node", "v1"))) or {}).get("items") or []
         gpus = render.node_gpus(nodes)
-    except Exception as exc:  # pylint: disable=broad-except - as above
+    except Exception as exc:  # pylint: disable=broad-except
         module.warn("could not list the nodes (their allocatable nvidia.com/gpu): %s" % exc)
         gpus = None
     return served, gpus

@@ -182,8 +182,7 @@ def _admission_message(record, chart, kind, name, violation, level, levels, valu
     if key is None:
         return head + (" No values key sets it (the chart renders it). Fix: %s, or give the chart a values key that "
                        "overrides it in %s." % (pod_fix, source))
-    policy_needed = rule is not None and rule in values_policy.RULES and values_policy.refused(record, rule, key, values,
-                                                                                              chart, allow)
+    policy_needed = rule in values_policy.RULES and values_policy.refused(record, rule, key, values, chart, allow)
     where = "It comes from %s: %s." % (source, key)
     if policy_needed:
         return head + (" %s Fix: remove it, or apply both: allow it in %s with {model: %s, rule: %s, key: %s, "
@@ -216,7 +215,7 @@ def monitor_objects(docs):
     for doc in docs or []:
         if not isinstance(doc, dict):
             continue
-        group = str(doc.get("apiVersion") or "").split("/")[0]
+        group = str(doc.get("apiVersion") or "").split("/", maxsplit=1)[0]
         crd = MONITOR_CRDS.get((group, doc.get("kind")))
         if crd:
             found.append((doc["kind"], (doc.get("metadata") or {}).get("name"), crd))
@@ -307,8 +306,8 @@ def gpu_warnings(record, rendered, allocatable=None):
     detail = ", ".join("%s %d x %d" % (name, count, per_pod) for name, count, per_pod in parts)
     if allocatable is None:
         return ["%s: its hostPath claim pins every replica to node %s, which must offer %d GPUs (%s); could not "
-                "check the node's allocatable %s (no cluster read)." % (record.get("name"), node, total, detail,
-                                                                       GPU_RESOURCE)]
+                "check the node's allocatable %s (no cluster read)." % (
+                    record.get("name"), node, total, detail, GPU_RESOURCE)]
     offered = allocatable.get(node)
     if offered is None:
         return ["%s: its hostPath claim pins every replica to node %s, which must offer %d GPUs (%s), but the cluster "
