@@ -123,8 +123,8 @@ def test_pod_templates_of_every_workload_kind():
         {"kind": "Pod", "metadata": {"name": "p", "annotations": {"x": "y"}}, "spec": pod},
         deployment("d", pod, 3),
         {"kind": "StatefulSet", "metadata": {"name": "s"}, "spec": {"template": {"spec": pod}}},
-        {"kind": "Job", "metadata": {"name": "j"}, "spec": {"template": {"metadata": {"annotations": {"a": "1"}},
-                                                                        "spec": pod}}},
+        {"kind": "Job", "metadata": {"name": "j"},
+         "spec": {"template": {"metadata": {"annotations": {"a": "1"}}, "spec": pod}}},
         {"kind": "CronJob", "metadata": {"name": "cj"}, "spec": {"jobTemplate": {"spec": {"template": {"spec": pod}}}}},
         {"kind": "LeaderWorkerSet", "metadata": {"name": "l"}, "spec": {"replicas": 2, "leaderWorkerTemplate": {
             "leaderTemplate": {"spec": pod}, "workerTemplate": {"spec": pod}}}},

@@ -49,8 +49,8 @@ def test_least_level_of_each_violation_admits_it(case):
 
 
 def test_violations_name_the_field_and_value():
-    pod = {"containers": [{"name": "a"}, {"name": "vllm", "securityContext": {"capabilities": {"add": ["SYS_NICE",
-                                                                                                    "CHOWN"]}}}]}
+    nice = {"name": "vllm", "securityContext": {"capabilities": {"add": ["SYS_NICE", "CHOWN"]}}}
+    pod = {"containers": [{"name": "a"}, nice]}
     (found,) = ps.violations(pod, "baseline")
     assert found.field == "containers[1].securityContext.capabilities.add"
     assert found.value == ["SYS_NICE"]
