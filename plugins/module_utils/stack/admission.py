@@ -141,9 +141,7 @@ def enforce_level(levels):
 
 def level_fix(levels, needed):
     """The ``aips_pod_security`` mapping with ``enforce`` loosened to ``needed``, as the message shows it."""
-    fixed = dict(levels or {})
-    fixed["enforce"] = needed
-    return "{%s}" % ", ".join("%s: %s" % (mode, fixed[mode]) for mode in sorted(fixed, key=lambda m: (m != "enforce", m)))
+    return values_policy.levels_text(levels, needed)
 
 
 def _source(record, chart):

@@ -36,6 +36,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import pod_standards
+
 RULES = {
     "privileged": "a privileged container has every capability of the node's root",
     "privilege-escalation": "allowPrivilegeEscalation lets a process gain more privileges than its parent",
@@ -133,29 +135,28 @@ def refused(record, rule, key, values, chart, allow):
 def _pod_level(rule, value):
     if rule != "added-capabilities":
         return POD_LEVELS.get(rule, "restricted")
-    # Pod Security Standards 1.33: baseline admits these added capabilities, restricted only NET_BIND_SERVICE
-    baseline = ("AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD", "NET_BIND_SERVICE",
-                "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT")
     added = value if isinstance(value, list) else [value]
-    if any(cap not in baseline for cap in added):
+    if any(cap not in pod_standards.BASELINE_CAPABILITIES for cap in added):
         return "privileged"
-    return "restricted" if all(cap == "NET_BIND_SERVICE" for cap in added) else "baseline"
+    return "restricted" if all(cap in pod_standards.RESTRICTED_CAPABILITIES for cap in added) else "baseline"
 
 
-LEVEL_ORDER = ("privileged", "baseline", "restricted")
+def levels_text(levels, enforce):
+    """``levels`` ({mode: level}) with ``enforce`` set, as the messages print it: ``{enforce: privileged, ...}``."""
+    fixed = dict(levels if isinstance(levels, dict) else {}, enforce=enforce)
+    return "{%s}" % ", ".join("%s: %s" % (mode, fixed[mode])
+                              for mode in sorted(fixed, key=lambda m: (m != "enforce", str(m))))
 
 
 def pod_security_fix(rule, value, levels):
-    """``(needed level, aips_pod_security mapping as text)`` when the enforced level refuses the value too, else None."""
+    """``(enforced level, needed level, aips_pod_security as text)`` when the enforced level refuses the value too,
+    else None."""
     levels = levels if isinstance(levels, dict) else {}
     enforced = str(levels.get("enforce") or "privileged")
     needed = _pod_level(rule, value)
-    if enforced not in LEVEL_ORDER or LEVEL_ORDER.index(enforced) <= LEVEL_ORDER.index(needed):
+    if enforced not in pod_standards.LEVELS or pod_standards.rank(enforced) <= pod_standards.rank(needed):
         return None
-    fixed = dict(levels, enforce=needed)
-    text = "{%s}" % ", ".join("%s: %s" % (mode, fixed[mode])
-                              for mode in sorted(fixed, key=lambda m: (m != "enforce", str(m))))
-    return enforced, needed, text
+    return enforced, needed, levels_text(levels, needed)
 
 
 def allow_problems(allow):
