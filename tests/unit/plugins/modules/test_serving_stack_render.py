@@ -34,6 +34,8 @@ if argv[1].startswith("ms-"):
     containers = values.get("decode", {}).get("containers", [])
     print("---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: %%s-decode}\nspec:\n  replicas: 1\n"
           "  template:\n    spec: %%s" %% (argv[1], json.dumps({"containers": containers})))
+    if values.get("monitor"):
+        print("---\napiVersion: monitoring.coreos.com/v1\nkind: PodMonitor\nmetadata: {name: %%s-decode}" %% argv[1])
 else:
     print("---\napiVersion: v1\nkind: Service\nmetadata: {name: %%s}" %% argv[1])
 '''
@@ -170,7 +172,8 @@ class FakeClient(object):
                 raise RuntimeError("nodes is forbidden")
             return {"items": self.nodes}
         if name not in self.crds:
-            raise serving_stack_render.NotFoundError("not found")
+            # kubernetes' NotFoundError wraps an ApiException; the module only catches it by class
+            raise serving_stack_render.NotFoundError.__new__(serving_stack_render.NotFoundError)
         return {"metadata": {"name": name}}
 
 
@@ -208,3 +211,18 @@ def test_an_unreadable_node_list_is_a_warning_and_the_gpu_check_is_not_made(helm
     assert not module.result.get("failed"), module.result
     assert any("could not list the nodes" in w for w in module.warnings)
     assert any("could not check the node's allocatable" in w for w in module.result["warnings_found"])
+
+
+def test_a_monitor_whose_crd_the_cluster_lacks_fails_naming_the_switch(helm):
+    spec = specs()
+    spec["q"]["values"]["modelservice"]["monitor"] = True
+    module = FakeModule(cluster_params(helm, spec))
+    with pytest.raises(Done):
+        serving_stack_render.execute_module(module, FakeClient([]))
+    assert module.result["failed"] is True
+    (problem,) = module.result["problems"]
+    assert "PodMonitor ms-q-decode" in problem and "serving_stack_monitors: false" in problem
+    module = FakeModule(cluster_params(helm, spec))
+    with pytest.raises(Done):
+        serving_stack_render.execute_module(module, FakeClient([], crds=["podmonitors.monitoring.coreos.com"]))
+    assert not module.result.get("failed"), module.result
