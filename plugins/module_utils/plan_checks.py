@@ -464,9 +464,19 @@ def check_values_policy(records, values, settings, problems):
                     continue
                 if values_policy.allowed(record, rule, key, allow):
                     continue
-                problems.append(Problem(
-                    _label(record), path, None,
-                    "%s = %s is refused by the values policy (%s: %s)" % (key, values_policy.shown(value), rule,
-                                                                          values_policy.RULES[rule]),
-                    "remove it, or allow it for this model in %s with {model: %s, rule: %s, key: %s, reason: <why>}"
-                    % (setting_field("values_policy_allow"), record["slug"], rule, key)))
+                refused = "%s = %s is refused by the values policy (%s: %s)" % (
+                    key, values_policy.shown(value), rule, values_policy.RULES[rule])
+                entry = "allow it for this model in %s with {model: %s, rule: %s, key: %s, reason: <why>}" % (
+                    setting_field("values_policy_allow"), record["slug"], rule, key)
+                # the namespaces' Pod Security level refuses it too: the fix names both knobs (issue 26)
+                both = values_policy.pod_security_fix(rule, value, settings.get("pod_security"))
+                if both:
+                    enforced, needed, fixed = both
+                    problems.append(Problem(
+                        _label(record), path, None,
+                        "%s and by Pod Security %s, the level the model namespaces enforce (%s)"
+                        % (refused, enforced, values_policy.POD_SECURITY_VARIABLE),
+                        "remove it, or apply both: %s and set %s to %s (every model namespace; the pods need %s); "
+                        "either one alone does not deploy" % (entry, values_policy.POD_SECURITY_VARIABLE, fixed, needed)))
+                    continue
+                problems.append(Problem(_label(record), path, None, refused, "remove it, or " + entry))

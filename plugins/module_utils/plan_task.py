@@ -15,7 +15,7 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.plan_checks im
 
 SETTINGS = ("models", "models_dir", "cloud_provider", "kubeconfig", "harbor_hostname", "harbor_user",
             "harbor_token", "gpu_toleration", "hostpath_root", "oras_version", "oras_image", "images", "sync_models",
-            "protected_namespaces", "values_policy_allow", "chart_dir")
+            "protected_namespaces", "values_policy_allow", "chart_dir", "pod_security")
 
 
 def argspec():
@@ -37,6 +37,7 @@ def argspec():
         protected_namespaces=dict(type="list", elements="str", default=[]),
         values_policy_allow=dict(type="list", elements="dict", default=[]),
         chart_dir=dict(type="path"),
+        pod_security=dict(type="dict", default={}),
     )
 
 

@@ -105,6 +105,14 @@ options:
     type: list
     elements: dict
     default: []
+  pod_security:
+    description:
+      - The Pod Security labels of the model namespaces, mode to level (C(aips_pod_security)). A values key the
+        values policy refuses that the enforced level refuses too fails naming both fixes (the allow-list entry and
+        the looser level), since either alone does not deploy.
+    type: dict
+    default: {}
+    version_added: 0.1.0
   chart_dir:
     description:
       - Folder of the carried chart archives C(<name>-<version>.tgz) (what harbor_upload's C(charts_download)

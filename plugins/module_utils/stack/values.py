@@ -54,7 +54,7 @@ import json
 from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan, naming
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import reference
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_marker
-from ansible_collections.ai_platform.serving.plugins.module_utils.stack import chart_facts, offline, values_policy
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import admission, chart_facts, offline, values_policy
 
 MODEL_ROLES = ("decode", "prefill")
 OFFLINE_ENV = {"name": "HF_HUB_OFFLINE", "value": "1"}
@@ -332,6 +332,10 @@ DEFAULT_SETTINGS = {
     "lock_file": "",
     # the carried chart archives (chart_facts): the charts' defaults; empty: the known facts
     "chart_dir": "",
+    # serving_stack_monitors: false turns the charts' PodMonitor/ServiceMonitor objects off (admission.monitors_off)
+    "monitors": True,
+    # the Pod Security labels of the model namespaces: the values policy names the level a refused key needs
+    "pod_security": {},
 }
 
 
@@ -501,6 +505,9 @@ def stack_spec(record, gaie_file, ms_file, settings=None):
     # the other branch's object, and the ConfigMap of earlier versions of the collection (nothing reads it)
     stale = [ROUTING_OBJECTS[stale_kind] + (names[stale_kind],), ("v1", "ConfigMap", names["gateway_defaults"])]
     releases = [("infra", infra), ("gaie", gaie), ("modelservice", ms)]
+    if cfg["monitors"] in (False, "false", "False"):
+        releases = [(chart, admission.monitors_off(chart, values)) for chart, values in releases]
+        infra, gaie, ms = [values for _chart, values in releases]
     hub = offline.epp_hub_findings(record, gaie_file)
     problems = (modelservice_problems(record, ms_file) + pool_selection_problems(record, gaie, ms, defaults)
                 + air_gap_problems(record, releases, settings) + (hub if cfg["air_gapped"] else [])

@@ -18,6 +18,7 @@ Rules (ids as the allow-list names them):
 - ``host-ports``: a ``hostPort`` other than 0.
 - ``host-path``: a ``hostPath`` volume source.
 - ``added-capabilities``: a non-empty ``capabilities.add``.
+- ``seccomp-unconfined``: a ``seccompProfile`` of type ``Unconfined`` (no system call filter).
 - ``writable-model-mount``: ``modelArtifacts.readOnly: false`` on a model the plan does not serve
   from its claim (for one it does, the plan owns the key and ``stack_values`` reports it), or a
   ``persistentVolumeClaim`` volume of the model's claim that is not ``readOnly: true``.
@@ -38,6 +39,10 @@ Rules (ids as the allow-list names them):
 Exceptions are explicit: ``serving_stack_values_policy_allow`` (the ``values_policy_allow``
 setting) is a list of ``{model, rule, key, reason}``; ``model`` is a slug, a model name or
 ``*``, ``key`` (optional) the exact key path as the message prints it, ``reason`` is required.
+
+An exception alone may not deploy: the model namespaces enforce a Pod Security level
+(``aips_pod_security``, the ``pod_security`` setting) that refuses most of these keys too. When
+it does, the message names both fixes, the allow-list entry and the looser level.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -46,6 +51,8 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import pod_standards
+
 RULES = {
     "privileged": "a privileged container has every capability of the node's root",
     "privilege-escalation": "allowPrivilegeEscalation lets a process gain more privileges than its parent",
@@ -53,6 +60,7 @@ RULES = {
     "host-ports": "a hostPort binds a port on the node itself",
     "host-path": "a hostPath volume exposes a node directory to the pod",
     "added-capabilities": "added Linux capabilities widen what the container may do to the node",
+    "seccomp-unconfined": "an Unconfined seccomp profile lets the container make every system call",
     "writable-model-mount": "serving pods must never write the model's weights",
     "extra-objects": "extraObjects are rendered with the deploy's credentials, outside the chart's workload",
     "privileged-objects": "RBAC objects, Secrets, ServiceAccounts, cluster-scoped objects and objects of other "
@@ -72,6 +80,17 @@ HOST_NAMESPACE_KEYS = ("hostNetwork", "hostPID", "hostIPC")
 ALLOW_FIELDS = ("model", "rule", "key", "reason")
 ALLOW_VARIABLE = "serving_stack_values_policy_allow"
 INFRA_VALUES = "serving_stack_infra_values"
+POD_SECURITY_VARIABLE = "aips_pod_security"
+# rule -> the strictest Pod Security level that admits a key it refuses (added-capabilities: see _pod_level)
+POD_LEVELS = {
+    "privileged": "privileged",
+    "privilege-escalation": "baseline",
+    "host-namespaces": "privileged",
+    "host-ports": "privileged",
+    "host-path": "privileged",
+    "seccomp-unconfined": "privileged",
+    "writable-model-mount": "restricted",
+}
 
 
 def _join(path, key):
@@ -88,6 +107,10 @@ def _walk(node, path=""):
             stack.extend(reversed([(_join(here, key), item) for key, item in value.items()]))
         elif isinstance(value, list):
             stack.extend(reversed([("%s[%d]" % (here, position), item) for position, item in enumerate(value)]))
+
+
+walk = _walk
+join = _join
 
 
 def _model_claims(record):
@@ -163,6 +186,8 @@ def findings(record, values, chart=None):
                 found.append(("host-path", here, value))
             elif key == "capabilities" and isinstance(value, dict) and value.get("add"):
                 found.append(("added-capabilities", _join(here, "add"), value["add"]))
+            elif key == "seccompProfile" and isinstance(value, dict) and value.get("type") == "Unconfined":
+                found.append(("seccomp-unconfined", _join(here, "type"), value["type"]))
             elif key == "persistentVolumeClaim" and isinstance(value, dict) \
                     and value.get("claimName") in claims and value.get("readOnly") is not True:
                 found.append(("writable-model-mount", here, value))
@@ -171,6 +196,40 @@ def findings(record, values, chart=None):
             and not _serves_from_claim(record):
         found.append(("writable-model-mount", "modelArtifacts.readOnly", False))
     return found
+
+
+def refused(record, rule, key, values, chart, allow):
+    """True when the policy refuses ``key`` of ``values`` under ``rule`` and no allow-list entry excuses it."""
+    chart = "ms" if chart == "modelservice" else chart
+    return any(found_rule == rule and found_key == key for found_rule, found_key, _value in findings(record, values, chart)) \
+        and not allowed(record, rule, key, allow)
+
+
+def _pod_level(rule, value):
+    if rule != "added-capabilities":
+        return POD_LEVELS.get(rule, "restricted")
+    added = value if isinstance(value, list) else [value]
+    if any(cap not in pod_standards.BASELINE_CAPABILITIES for cap in added):
+        return "privileged"
+    return "restricted" if all(cap in pod_standards.RESTRICTED_CAPABILITIES for cap in added) else "baseline"
+
+
+def levels_text(levels, enforce):
+    """``levels`` ({mode: level}) with ``enforce`` set, as the messages print it: ``{enforce: privileged, ...}``."""
+    fixed = dict(levels if isinstance(levels, dict) else {}, enforce=enforce)
+    return "{%s}" % ", ".join("%s: %s" % (mode, fixed[mode])
+                              for mode in sorted(fixed, key=lambda m: (m != "enforce", str(m))))
+
+
+def pod_security_fix(rule, value, levels):
+    """``(enforced level, needed level, aips_pod_security as text)`` when the enforced level refuses the value too,
+    else None."""
+    levels = levels if isinstance(levels, dict) else {}
+    enforced = str(levels.get("enforce") or "privileged")
+    needed = _pod_level(rule, value)
+    if enforced not in pod_standards.LEVELS or pod_standards.rank(enforced) <= pod_standards.rank(needed):
+        return None
+    return enforced, needed, levels_text(levels, needed)
 
 
 def allow_problems(allow):
@@ -237,6 +296,7 @@ def policy_problems(record, files, settings=None):
     """
     settings = settings or {}
     allow = settings.get("values_policy_allow")
+    levels = settings.get("pod_security")
     problems = allow_problems(allow)
     paths = record.get("values_files") or {}
     sources = [(chart, paths.get(chart) or "%s-%s/values.yaml" % (chart, record.get("slug")), files.get(chart))
@@ -245,6 +305,17 @@ def policy_problems(record, files, settings=None):
     for chart, where, values in sources:
         for rule, key, value in findings(record, values, chart):
             if allowed(record, rule, key, allow):
+                continue
+            both = pod_security_fix(rule, value, levels)
+            if both:
+                enforced, needed, fixed = both
+                problems.append(
+                    "%s: %s: %s = %s is refused by the values policy (%s: %s) and by Pod Security %s, the level the "
+                    "model namespaces enforce (%s). Fix: remove it, or apply both: allow it for this model in %s with "
+                    "{model: %s, rule: %s, key: %s, reason: <why>} and set %s to %s (every model namespace; the "
+                    "pods need %s); either one alone does not deploy."
+                    % (record.get("name"), where, key, _shown(value), rule, RULES[rule], enforced, POD_SECURITY_VARIABLE,
+                       ALLOW_VARIABLE, record.get("slug"), rule, key, POD_SECURITY_VARIABLE, fixed, needed))
                 continue
             problems.append(
                 "%s: %s: %s = %s is refused by the values policy (%s: %s). Fix: remove it, or allow it for this "

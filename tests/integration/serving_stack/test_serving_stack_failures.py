@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, ai_platform.serving contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""serving_stack on the lab when things go wrong (failed pull, unpulled claim, air-gap leak, failed chart), and --check.
+"""serving_stack on the lab when things go wrong (failed pull, unpulled claim, air-gap leak, unrenderable values), and
+--check.
 
 Charts: the real upstream llm-d charts, installed from the lab registry's OCI copies.
 """
@@ -71,8 +72,9 @@ def test_values_the_real_chart_rejects_fail_before_anything_changes(stack_factor
     assert "Fix: set command" in run.output
 
 
-def test_a_failed_release_names_the_model_the_chart_and_the_helm_error(stack_factory):
-    """A value only the chart checks (a container without an image) fails in Helm."""
+def test_a_release_the_chart_cannot_render_fails_before_any_change_naming_model_chart_and_helm_error(stack_factory):
+    """A value only the chart checks (a container without an image): the render before deploy (helm template of
+    the real chart from the lab registry) fails with Helm's own error, before any release or namespace."""
     stack = stack_factory()
 
     def no_image(values):
@@ -81,13 +83,13 @@ def test_a_failed_release_names_the_model_the_chart_and_the_helm_error(stack_fac
     run = stack.site("--tags", "serving", aips_models={"generative": [
         {"name": stack.names["generative"], "enabled": True, "nodeSelector": {}}], "embedder": []})
     assert run.rc != 0, str(run)
-    line = [ln for ln in run.output.splitlines() if "chart modelservice" in ln]
-    assert line, str(run)
-    assert "Gen-%s: chart modelservice (oci://%s/charts/llm-d-modelservice v0.4.12)" % (stack.suffix, HARBOR) in line[0]
-    assert "failed in namespace %s: Error:" % stack.namespace("generative") in line[0]
-    assert "image of container is required" in line[0]
-    # the releases before it are there; the failed one is not deployed
-    assert {"infra-" + stack.slug("generative"), "gaie-" + stack.slug("generative")} <= stack.releases("generative")
+    text = " ".join(run.output.split())
+    assert ("Gen-%s: release modelservice of chart llm-d-modelservice (oci://%s/charts/llm-d-modelservice v0.4.12) "
+            "does not render with helm template: Error:" % (stack.suffix, HARBOR)) in text, str(run)
+    assert "image of container is required" in text and "Nothing was installed" in text
+    # nothing was installed: no release, not even the namespace
+    assert stack.releases("generative") == set()
+    assert stack.kube.get("namespace", stack.namespace("generative")) is None
 
 
 def test_check_mode_on_models_not_yet_deployed_creates_nothing(stack_factory):

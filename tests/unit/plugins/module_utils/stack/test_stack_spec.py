@@ -490,3 +490,19 @@ def test_a_model_not_served_from_a_claim_keeps_its_token_secret():
     ms["modelArtifacts"]["authSecretName"] = "my-hf-token"
     got = sv.stack_spec(rec, values(rec, "gaie"), ms, {})
     assert got["values"]["modelservice"]["modelArtifacts"]["authSecretName"] == "my-hf-token" and got["notes"] == []
+
+
+def test_monitors_off_turns_the_charts_monitors_off_and_on_keeps_the_values(recs):
+    rec = recs["qwen3-0-6b-rke2"]
+    kept = spec(rec)
+    off = spec(rec, monitors=False)
+    ms = off["values"]["modelservice"]
+    assert ms["decode"]["monitoring"]["podmonitor"]["enabled"] is False
+    assert ms["prefill"]["monitoring"]["podmonitor"]["enabled"] is False
+    assert off["values"]["gaie"]["inferenceExtension"]["monitoring"]["prometheus"]["enabled"] is False
+    assert off["values"]["infra"] == kept["values"]["infra"]
+    # everything else as with monitors on
+    for chart in ("gaie", "modelservice"):
+        for key in kept["values"][chart]:
+            if key not in ("decode", "prefill", "inferenceExtension"):
+                assert off["values"][chart][key] == kept["values"][chart][key], (chart, key)

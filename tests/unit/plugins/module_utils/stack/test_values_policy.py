@@ -42,6 +42,10 @@ CASES = [
      "host-path", "inferenceExtension.volumes[0].hostPath"),
     ("capabilities", "ms", container(capabilities={"add": ["SYS_ADMIN"]}), "added-capabilities",
      "decode.containers[0].securityContext.capabilities.add"),
+    ("seccomp-unconfined", "ms", container(seccompProfile={"type": "Unconfined"}), "seccomp-unconfined",
+     "decode.containers[0].securityContext.seccompProfile.type"),
+    ("seccomp-unconfined-pod", "gaie", {"inferenceExtension": {"podSecurityContext": {"seccompProfile": {
+        "type": "Unconfined"}}}}, "seccomp-unconfined", "inferenceExtension.podSecurityContext.seccompProfile.type"),
     ("read-only-false", "ms", {"modelArtifacts": {"uri": "hf://Qwen/Qwen3-0.6B", "readOnly": False}},
      "writable-model-mount", "modelArtifacts.readOnly"),
     # issue 27: what Helm renders with the deploy's credentials
@@ -161,3 +165,69 @@ def test_the_repos_models_pass_the_policy():
             checked += 1
     assert checked > 0
     assert plan_schema.CATEGORIES == ("generative", "embedder")
+
+
+BASELINE = {"enforce": "baseline", "warn": "restricted", "audit": "restricted"}
+
+
+@pytest.mark.parametrize("values,key,rule", [
+    (container(capabilities={"add": ["SYS_NICE"]}), "decode.containers[0].securityContext.capabilities.add",
+     "added-capabilities"),
+    ({"decode": {"volumes": [{"name": "shm", "hostPath": {"path": "/dev/shm"}}]}}, "decode.volumes[0].hostPath",
+     "host-path"),
+    (container(seccompProfile={"type": "Unconfined"}), "decode.containers[0].securityContext.seccompProfile.type",
+     "seccomp-unconfined"),
+    (container(privileged=True), "decode.containers[0].securityContext.privileged", "privileged"),
+    ({"decode": {"extraConfig": {"hostNetwork": True}}}, "decode.extraConfig.hostNetwork", "host-namespaces"),
+], ids=["sys-nice", "host-path", "unconfined", "privileged", "host-network"])
+def test_a_key_pod_security_refuses_too_names_both_knobs(values, key, rule):
+    (message,) = vp.policy_problems(RECORD, {"ms": values}, {"pod_security": BASELINE})
+    assert message.startswith("Qwen3-0.6B: %s: %s = " % (MS, key)), message
+    assert "and by Pod Security baseline, the level the model namespaces enforce (aips_pod_security)" in message
+    assert "allow it for this model in serving_stack_values_policy_allow with {model: qwen3-0-6b, rule: %s, key: %s, " \
+           "reason: <why>}" % (rule, key) in message
+    assert "set aips_pod_security to {enforce: privileged, audit: restricted, warn: restricted}" in message
+    assert "either one alone does not deploy" in message
+
+
+def test_with_both_fixes_applied_the_policy_passes():
+    values = container(capabilities={"add": ["SYS_NICE"]})
+    allow = [{"model": "qwen3-0-6b", "rule": "added-capabilities",
+              "key": "decode.containers[0].securityContext.capabilities.add", "reason": "NUMA pinning"}]
+    assert vp.policy_problems(RECORD, {"ms": values}, {"pod_security": dict(BASELINE, enforce="privileged"),
+                                                      "values_policy_allow": allow}) == []
+
+
+def test_a_key_the_enforced_level_admits_names_only_the_allow_list():
+    # allowPrivilegeEscalation: baseline admits it; a capability in baseline's set too
+    for values in (container(allowPrivilegeEscalation=True), container(capabilities={"add": ["CHOWN"]})):
+        (message,) = vp.policy_problems(RECORD, {"ms": values}, {"pod_security": BASELINE})
+        assert "aips_pod_security" not in message and vp.ALLOW_VARIABLE in message
+    (message,) = vp.policy_problems(RECORD, {"ms": container(allowPrivilegeEscalation=True)},
+                                    {"pod_security": {"enforce": "restricted"}})
+    assert "set aips_pod_security to {enforce: baseline}" in message
+
+
+@pytest.mark.parametrize("rule,value,level", [
+    ("added-capabilities", ["SYS_NICE"], "privileged"), ("added-capabilities", ["CHOWN", "KILL"], "baseline"),
+    ("added-capabilities", ["NET_BIND_SERVICE"], "restricted"), ("host-path", {"path": "/"}, "privileged"),
+    ("privilege-escalation", True, "baseline"), ("writable-model-mount", False, "restricted"),
+    ("seccomp-unconfined", "Unconfined", "privileged"),
+])
+def test_pod_security_fix_levels(rule, value, level):
+    fix = vp.pod_security_fix(rule, value, {"enforce": "restricted"})
+    if level == "restricted":
+        assert fix is None
+    else:
+        assert fix[:2] == ("restricted", level)
+    assert vp.pod_security_fix(rule, value, {"enforce": "privileged"}) is None
+    assert vp.pod_security_fix(rule, value, None) is None
+
+
+def test_refused_honours_the_allow_list():
+    values = container(privileged=True)
+    key = "decode.containers[0].securityContext.privileged"
+    assert vp.refused(RECORD, "privileged", key, values, "modelservice", [])
+    assert not vp.refused(RECORD, "privileged", key, values, "modelservice",
+                          [{"model": "*", "rule": "privileged", "reason": "lab"}])
+    assert not vp.refused(RECORD, "host-path", key, values, "modelservice", [])

@@ -1,0 +1,138 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""Render before deploy: the ``helm template`` call of each release and what is checked on its output.
+
+Pure functions; the module serving_stack_render runs the commands and reads the cluster. A release
+is rendered with the chart serving_stack installs (``ref``, ``repo``, ``version``, or the carried
+``<name>-<version>.tgz`` of a chart directory), the values it installs (with the chart mark) and,
+for llm-d-infra, the same post-renderer. ``checks`` then runs the admission check, the monitor CRD
+check and the GPU check of ``admission`` over the parsed manifests.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import posixpath
+
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import admission
+
+CHARTS = (("infra", "infra_release"), ("gaie", "gaie_release"), ("modelservice", "ms_release"))
+DEFAULT_KUBE_VERSION = "1.33.0"
+
+
+def merged(base, override):
+    """``base`` with ``override`` merged in, mappings recursively (Ansible's combine(recursive=True))."""
+    result = dict(base or {})
+    for key, value in (override or {}).items():
+        if isinstance(value, dict) and isinstance(result.get(key), dict):
+            result[key] = merged(result[key], value)
+        else:
+            result[key] = value
+    return result
+
+
+def releases(records, specs, select=None, marks=None):
+    """``[(record, chart, release name, values)]`` to render: every release of ``records``, or only the slugs
+    ``select`` lists per chart (the release plan's ``deploy``)."""
+    found = []
+    for record in records or []:
+        slug = record["slug"]
+        for chart, key in CHARTS:
+            if select is not None and slug not in (select.get(chart) or []):
+                continue
+            values = merged(specs[slug]["values"][chart], (marks or {}).get(chart))
+            found.append((record, chart, record["names"][key], values))
+    return found
+
+
+def chart_source(chart, chart_dir=None):
+    """``(chart argument, extra helm args)`` of one chart setting ({ref, repo, version})."""
+    chart = chart or {}
+    ref, version, repo = chart.get("ref") or "", str(chart.get("version") or ""), chart.get("repo") or ""
+    if chart_dir:
+        return posixpath.join(chart_dir, "%s-%s.tgz" % (posixpath.basename(ref.split("@", 1)[0]), version)), []
+    extra = []
+    if version:
+        extra += ["--version", version]
+    if repo:
+        extra += ["--repo", repo]
+    return ref, extra
+
+
+def template_argv(helm, record, chart_key, release, chart, values_file, kube_version, chart_dir=None,
+                  post_renderer=None):
+    """The ``helm template`` argv of one release."""
+    source, extra = chart_source(chart, chart_dir)
+    argv = [helm, "template", release, source, "--namespace", record["namespace"],
+            "--kube-version", str(kube_version or DEFAULT_KUBE_VERSION), "--values", values_file] + extra
+    if chart_key == "infra" and post_renderer:
+        argv += ["--post-renderer", post_renderer]
+    return argv
+
+
+def helm_error(text):
+    """Helm's own error line(s): what follows the last ``Error: `` (progress lines before it dropped)."""
+    text = (text or "").strip() or "no error text"
+    return text[text.rindex("Error: "):] if "Error: " in text else text
+
+
+def failure_message(record, chart_key, chart, text):
+    """A render failure, per model, chart and version, with Helm's error."""
+    chart = chart or {}
+    return ("%s: release %s of chart %s (%s %s) does not render with helm template: %s. Nothing was installed. Fix: "
+            "correct the values the error names in %s, or pin a chart version that has them." % (
+                record.get("name") or record.get("slug"), chart_key, posixpath.basename(str(chart.get("ref") or "?")),
+                chart.get("ref") or "?", chart.get("version") or "(pinned by digest)", helm_error(text),
+                admission._source(record, chart_key)))
+
+
+def pod_summaries(docs):
+    """``[{kind, name, replicas, spec}]`` of the workloads in ``docs`` (the rendered pod specs returned)."""
+    return [{"kind": kind, "name": name, "replicas": replicas, "spec": spec}
+            for kind, name, spec, _annotations, replicas in admission.pod_templates(docs)]
+
+
+def checks(records, rendered, values, levels, allow=None, crds=None, allocatable=None):
+    """``(problems, warnings)`` of the rendered releases.
+
+    ``rendered``: slug -> chart -> manifests; ``values``: slug -> chart -> values; ``crds``: the CRD names the
+    cluster serves (None: not read); ``allocatable``: node -> nvidia.com/gpu (None: not read).
+    """
+    problems, warnings = [], []
+    for record in records or []:
+        slug = record["slug"]
+        if slug not in (rendered or {}):
+            continue
+        model = rendered[slug]
+        problems += admission.admission_problems(record, model, levels, (values or {}).get(slug), allow)
+        if crds is None:
+            warnings += admission.monitor_warnings(record, model)
+        else:
+            problems += admission.monitor_problems(record, model, crds)
+        warnings += admission.gpu_warnings(record, model, allocatable)
+    return problems, warnings
+
+
+def node_gpus(nodes):
+    """node name and kubernetes.io/hostname label -> allocatable nvidia.com/gpu (0 when it has none)."""
+    found = {}
+    for node in nodes or []:
+        meta = node.get("metadata") or {}
+        amount = ((node.get("status") or {}).get("allocatable") or {}).get(admission.GPU_RESOURCE) or 0
+        try:
+            amount = int(str(amount))
+        except ValueError:
+            amount = 0
+        for name in (meta.get("name"), (meta.get("labels") or {}).get("kubernetes.io/hostname")):
+            if name:
+                found[name] = amount
+    return found
+
+
+def monitor_crds(rendered):
+    """The CRD names the rendered monitors need."""
+    return sorted(set(crd for model in (rendered or {}).values() for docs in model.values()
+                      for _kind, _name, crd in admission.monitor_objects(docs)))

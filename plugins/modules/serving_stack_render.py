@@ -1,0 +1,337 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: serving_stack_render
+short_description: Render the models' Helm releases with the pinned charts and check their pods before any change
+version_added: 0.1.0
+author: ai_platform.serving contributors (@ai-platform)
+description:
+  - Renders, in one call, every release of O(records) (or those O(select) names) with C(helm template), the chart
+    settings O(charts) (or the carried archives of O(chart_dir)), the values of O(specs) with O(marks) merged in, and
+    for llm-d-infra the O(post_renderer), as the role M(ai_platform.serving.serving_stack) installs them.
+  - A release that does not render fails the module, per model, chart and version with Helm's own error, so nothing
+    is installed.
+  - Checks every rendered pod spec against the Pod Security level the model namespaces enforce (O(pod_security))
+    and names, for each check a pod breaks, the values key, the looser level and, when the values policy refuses the
+    same key, the O(values_policy_allow) entry too.
+  - With O(cluster_checks), reads the cluster for the CRDs of the rendered PodMonitor and ServiceMonitor objects
+    (missing CRDs fail the module), the allocatable C(nvidia.com/gpu) of each hostPath claim's node (a warning when
+    the replicas ask for more) and the Kubernetes version to render for.
+  - Changes nothing, in check mode too.
+extends_documentation_fragment:
+  - kubernetes.core.k8s_auth_options
+  - ai_platform.serving.read_only
+options:
+  records:
+    description: Plan records (M(ai_platform.serving.model_plan)).
+    type: list
+    elements: dict
+    required: true
+  specs:
+    description: Slug to the stack spec (the stack_specs filter); its C(values) per chart key are rendered.
+    type: dict
+    required: true
+  charts:
+    description: C(infra), C(gaie), C(modelservice) to their C(ref), C(repo), C(version), as the releases install them.
+    type: dict
+    required: true
+  select:
+    description: Chart key to the slugs to render (the release plan's C(deploy)); unset renders every release.
+    type: dict
+  marks:
+    description: Chart key to values merged into every release of that chart (the release plan's C(marks)).
+    type: dict
+    default: {}
+  chart_dir:
+    description: Directory of the carried chart archives (C(<name>-<version>.tgz)) to render instead of O(charts)' refs.
+    type: path
+  post_renderer:
+    description: The post-renderer of the llm-d-infra release.
+    type: path
+  python:
+    description: The Python the post-renderer runs with (C(AIPS_PYTHON)); empty leaves it to the post-renderer.
+    type: str
+    default: ""
+  helm_binary:
+    description: The helm executable (a name on PATH or a path).
+    type: str
+    default: helm
+  registry_config:
+    description: Helm registry config (C(HELM_REGISTRY_CONFIG)) holding the chart registry login.
+    type: path
+  chart_ca_file:
+    description: CA file for chart pulls (C(SSL_CERT_FILE) of helm).
+    type: path
+  kube_version:
+    description: Kubernetes version to render for; empty uses the cluster's (with O(cluster_checks)), else 1.33.0.
+    type: str
+    default: ""
+  pod_security:
+    description: The Pod Security labels of the model namespaces (mode to level); C(enforce) is checked.
+    type: dict
+    default: {}
+  values_policy_allow:
+    description: The values policy's allow-list (C(serving_stack_values_policy_allow)), to name the entry a fix needs.
+    type: list
+    elements: dict
+    default: []
+  cluster_checks:
+    description: Read the cluster (nodes, CRDs, version); C(false) reports those checks as not made.
+    type: bool
+    default: true
+  return_manifests:
+    description: Return the rendered manifests (text) per model and chart in RV(manifests).
+    type: bool
+    default: false
+  workers:
+    description: C(helm template) processes run at once.
+    type: int
+    default: 2
+requirements:
+  - kubernetes >= 24.2.0
+  - helm (the binary)
+"""
+
+EXAMPLES = r"""
+- name: Render and check the releases that go to Helm
+  ai_platform.serving.serving_stack_render:
+    records: "{{ aips_plan }}"
+    specs: "{{ serving_stack__specs }}"
+    charts: "{{ serving_stack__charts }}"
+    select: "{{ release_plan.deploy }}"
+    marks: "{{ release_plan.marks }}"
+    post_renderer: "{{ role_path }}/files/gateway_placement.py"
+    python: "{{ ansible_playbook_python }}"
+    pod_security: "{{ aips_pod_security }}"
+
+- name: Render every release from carried archives without reading a cluster
+  ai_platform.serving.serving_stack_render:
+    records: "{{ aips_plan }}"
+    specs: "{{ serving_stack__specs }}"
+    charts: "{{ aips_charts }}"
+    chart_dir: artifacts/charts
+    kube_version: 1.33.13
+    cluster_checks: false
+    return_manifests: true
+"""
+
+RETURN = r"""
+rendered:
+  description: C(<slug>/<chart>) of every release rendered.
+  returned: always
+  type: list
+  elements: str
+pods:
+  description: Per slug and chart key, the rendered workloads' pod specs (C(kind), C(name), C(replicas), C(spec)).
+  returned: always
+  type: dict
+manifests:
+  description: Per slug and chart key, the rendered manifests as helm printed them (with O(return_manifests)).
+  returned: when return_manifests
+  type: dict
+failures:
+  description: The releases that did not render, each naming model, chart, version and Helm's error.
+  returned: always
+  type: list
+  elements: str
+problems:
+  description: Pods the enforced Pod Security level refuses, monitors whose CRD is missing; each with its fix.
+  returned: always
+  type: list
+  elements: str
+warnings_found:
+  description: What may not schedule (GPUs of a hostPath node) or could not be checked.
+  returned: always
+  type: list
+  elements: str
+kube_version:
+  description: The Kubernetes version rendered for.
+  returned: always
+  type: str
+"""
+
+import json
+import os
+import subprocess
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import render
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import _dict, run_module
+
+try:
+    import yaml
+except ImportError:  # pragma: no cover - ansible-core requires PyYAML
+    yaml = None
+
+try:
+    from kubernetes.dynamic.exceptions import NotFoundError, ResourceNotFoundError
+except ImportError:  # handled by AnsibleK8SModule's requirement check
+    NotFoundError = ResourceNotFoundError = Exception
+
+
+def argspec():
+    return k8s_auth_argspec(
+        records=dict(type="list", elements="dict", required=True),
+        specs=dict(type="dict", required=True),
+        charts=dict(type="dict", required=True),
+        select=dict(type="dict"),
+        marks=dict(type="dict", default={}),
+        chart_dir=dict(type="path"),
+        post_renderer=dict(type="path"),
+        python=dict(type="str", default=""),
+        helm_binary=dict(type="str", default="helm"),
+        registry_config=dict(type="path"),
+        chart_ca_file=dict(type="path"),
+        kube_version=dict(type="str", default=""),
+        pod_security=dict(type="dict", default={}),
+        values_policy_allow=dict(type="list", elements="dict", default=[]),
+        cluster_checks=dict(type="bool", default=True),
+        return_manifests=dict(type="bool", default=False),
+        workers=dict(type="int", default=2),
+    )
+
+
+def _environment(params):
+    env = dict(os.environ)
+    if params["python"]:
+        env["AIPS_PYTHON"] = params["python"]
+    if params["registry_config"]:
+        env["HELM_REGISTRY_CONFIG"] = params["registry_config"]
+    if params["chart_ca_file"]:
+        env["SSL_CERT_FILE"] = params["chart_ca_file"]
+    return env
+
+
+def render_all(module, kube_version):
+    """``(rendered {slug: {chart: docs}}, texts, failures)`` of the selected releases."""
+    params = module.params
+    jobs = render.releases(params["records"], params["specs"], params["select"], params["marks"])
+    env = _environment(params)
+    scratch = tempfile.mkdtemp(prefix="aips-render-")
+
+    def one(job):
+        record, chart, release, values = job
+        path = os.path.join(scratch, "%s-%s.json" % (record["slug"], chart))
+        with open(path, "w") as handle:
+            json.dump(values, handle)
+        argv = render.template_argv(params["helm_binary"], record, chart, release, params["charts"].get(chart),
+                                    path, kube_version, params["chart_dir"], params["post_renderer"])
+        try:
+            proc = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+        except OSError as exc:
+            return job, 127, "", "Error: cannot run %s: %s" % (params["helm_binary"], exc)
+        return job, proc.returncode, proc.stdout, proc.stderr
+
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, params["workers"])) as pool:
+            results = list(pool.map(one, jobs))
+    finally:
+        for name in os.listdir(scratch):
+            os.unlink(os.path.join(scratch, name))
+        os.rmdir(scratch)
+    rendered, texts, failures, values = {}, {}, [], {}
+    for (record, chart, _release, chart_values), rc, out, err in results:
+        slug = record["slug"]
+        if rc != 0:
+            failures.append(render.failure_message(record, chart, params["charts"].get(chart), err or out))
+            continue
+        try:
+            docs = [doc for doc in yaml.safe_load_all(out) if doc]
+        except yaml.YAMLError as exc:
+            failures.append(render.failure_message(record, chart, params["charts"].get(chart),
+                                                   "Error: the rendered manifests are not YAML: %s" % exc))
+            continue
+        rendered.setdefault(slug, {})[chart] = docs
+        texts.setdefault(slug, {})[chart] = out
+        values.setdefault(slug, {})[chart] = chart_values
+    return rendered, texts, failures, values
+
+
+def cluster_version(client):
+    try:
+        version = client.client.version["kubernetes"]
+        return "%s.%s" % (version["major"], version["minor"].rstrip("+"))
+    except Exception:  # pylint: disable=broad-except
+        return ""
+
+
+def cluster_facts(module, client, crd_names):
+    """``(served CRD names, node GPUs)`` read from the cluster; None for what cannot be read (no RBAC to list nodes
+    or read CRDs, say), with a warning that says so."""
+    served = set()
+    try:
+        if crd_names:
+            resource = client.resource("CustomResourceDefinition", "apiextensions.k8s.io/v1")
+            for name in crd_names:
+                try:
+                    client.get(resource, name=name)
+                    served.add(name)
+                except (NotFoundError, ResourceNotFoundError):
+                    pass
+    except Exception as exc:  # pylint: disable=broad-except
+        module.warn("could not read the CustomResourceDefinitions %s: %s" % (", ".join(crd_names), exc))
+        served = None
+    try:
+        nodes = (_dict(client.get(client.resource("Node", "v1"))) or {}).get("items") or []
+        gpus = render.node_gpus(nodes)
+    except Exception as exc:  # pylint: disable=broad-except
+        module.warn("could not list the nodes (their allocatable nvidia.com/gpu): %s" % exc)
+        gpus = None
+    return served, gpus
+
+
+def finish(module, rendered, texts, failures, values, kube_version, client=None):
+    params = module.params
+    crds = allocatable = None
+    if client is not None and rendered:
+        crds, allocatable = cluster_facts(module, client, render.monitor_crds(rendered))
+    problems, warnings = render.checks(params["records"], rendered, values, params["pod_security"],
+                                       params["values_policy_allow"], crds, allocatable)
+    for warning in warnings:
+        module.warn(warning)
+    result = dict(
+        changed=False,
+        rendered=["%s/%s" % (slug, chart) for slug in rendered for chart in rendered[slug]],
+        pods=dict((slug, dict((chart, render.pod_summaries(docs)) for chart, docs in model.items()))
+                  for slug, model in rendered.items()),
+        failures=failures,
+        problems=problems,
+        warnings_found=warnings,
+        kube_version=kube_version,
+    )
+    if params["return_manifests"]:
+        result["manifests"] = texts
+    if failures or problems:
+        module.fail_json(msg="\n".join(failures + problems), **result)
+    module.exit_json(**result)
+
+
+def without_cluster(module):
+    if module.params["cluster_checks"]:
+        return
+    kube_version = module.params["kube_version"] or render.DEFAULT_KUBE_VERSION
+    rendered, texts, failures, values = render_all(module, kube_version)
+    finish(module, rendered, texts, failures, values, kube_version)
+
+
+def execute_module(module, client):
+    kube_version = module.params["kube_version"] or cluster_version(client) or render.DEFAULT_KUBE_VERSION
+    rendered, texts, failures, values = render_all(module, kube_version)
+    finish(module, rendered, texts, failures, values, kube_version, client)
+
+
+def main():
+    run_module(argspec(), execute_module, before_client=without_cluster)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,228 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""serving_stack_render's entry point without a cluster (cluster_checks false), its helm a STAND-IN script.
+
+The stand-in helm (not the real one: tests/integration/render runs the real helm and charts) prints, for the
+modelservice release, a decode Deployment built from the values' decode.containers, and fails with an
+``Error:`` line when the values ask it to; it records every argv it was given.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import sys
+
+import pytest
+from ansible.module_utils.testing import patch_module_args
+
+from ansible_collections.ai_platform.serving.plugins.modules import serving_stack_render
+
+STANDIN_HELM = r'''#!%s
+import json, sys
+argv = sys.argv[1:]
+with open(%r, "a") as log:
+    log.write(json.dumps(argv) + "\n")
+values = json.load(open(argv[argv.index("--values") + 1]))
+if values.get("fail"):
+    sys.stderr.write("Pulled: x\nError: template: chart/templates/x.yaml:3: %%s\n" %% values["fail"])
+    sys.exit(1)
+if argv[1].startswith("ms-"):
+    containers = values.get("decode", {}).get("containers", [])
+    print("---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: %%s-decode}\nspec:\n  replicas: 1\n"
+          "  template:\n    spec: %%s" %% (argv[1], json.dumps({"containers": containers})))
+    if values.get("monitor"):
+        print("---\napiVersion: monitoring.coreos.com/v1\nkind: PodMonitor\nmetadata: {name: %%s-decode}" %% argv[1])
+else:
+    print("---\napiVersion: v1\nkind: Service\nmetadata: {name: %%s}" %% argv[1])
+'''
+RECORD = {"name": "Qwen3-0.6B", "slug": "q", "namespace": "llm-d-q",
+          "names": {"infra_release": "infra-q", "gaie_release": "gaie-q", "ms_release": "ms-q"},
+          "values_files": {"gaie": "m/gaie-q/values.yaml", "ms": "m/ms-q/values.yaml"},
+          "storage": {"mode": "harbor", "pvc": "q-model", "pv": "q-model-pv", "hostpath_node": "n1"}}
+CHARTS = {"infra": {"ref": "llm-d-infra", "version": "v1.3.0"}, "gaie": {"ref": "inferencepool", "version": "v1.2.0"},
+          "modelservice": {"ref": "llm-d-modelservice", "version": "v0.4.12"}}
+
+
+@pytest.fixture
+def helm(tmp_path):
+    path = tmp_path / "helm"
+    log = tmp_path / "argv.log"
+    path.write_text(STANDIN_HELM % (sys.executable, str(log)))
+    os.chmod(str(path), 0o755)
+    return str(path), log
+
+
+def specs(decode_security=None, fail=None):
+    container = {"name": "vllm", "image": "i:1"}
+    if decode_security:
+        container["securityContext"] = decode_security
+    ms = {"decode": {"containers": [container]}}
+    if fail:
+        ms["fail"] = fail
+    return {"q": {"values": {"infra": {}, "gaie": {}, "modelservice": ms}}}
+
+
+def run(capsys, helm, **args):
+    args = dict(dict(records=[RECORD], charts=CHARTS, helm_binary=helm[0], cluster_checks=False, chart_dir="/charts",
+                     pod_security={"enforce": "baseline"}, kube_version="1.33.13", _ansible_check_mode=True), **args)
+    with patch_module_args(args):
+        with pytest.raises(SystemExit):
+            serving_stack_render.main()
+    return json.loads(capsys.readouterr().out)
+
+
+def test_renders_every_release_once_and_returns_the_pod_specs(capsys, helm):
+    result = run(capsys, helm, specs=specs(), return_manifests=True)
+    assert not result.get("failed"), result
+    assert sorted(result["rendered"]) == ["q/gaie", "q/infra", "q/modelservice"]
+    (pod,) = result["pods"]["q"]["modelservice"]
+    assert pod["kind"] == "Deployment" and pod["spec"]["containers"][0]["name"] == "vllm"
+    assert "kind: Deployment" in result["manifests"]["q"]["modelservice"]
+    argvs = [json.loads(line) for line in helm[1].read_text().splitlines()]
+    assert sorted(a[1] for a in argvs) == ["gaie-q", "infra-q", "ms-q"]
+    ms = [a for a in argvs if a[1] == "ms-q"][0]
+    assert ms[2] == "/charts/llm-d-modelservice-v0.4.12.tgz" and ms[ms.index("--kube-version") + 1] == "1.33.13"
+    assert result["changed"] is False and result["kube_version"] == "1.33.13"
+    # no cluster read: the GPU check says it was not made only when a pod asks for GPUs (none here)
+    assert result["warnings_found"] == []
+
+
+def test_a_pod_the_enforced_level_refuses_fails_naming_both_knobs(capsys, helm):
+    result = run(capsys, helm, specs=specs({"capabilities": {"add": ["SYS_NICE"]}}))
+    assert result["failed"] is True
+    (problem,) = result["problems"]
+    assert "Pod Security baseline (enforced on namespace llm-d-q)" in problem
+    assert "aips_pod_security to {enforce: privileged}" in problem
+    assert "serving_stack_values_policy_allow with {model: q, rule: added-capabilities" in problem
+    assert problem in result["msg"]
+
+
+def test_privileged_enforcement_admits_it(capsys, helm):
+    result = run(capsys, helm, specs=specs({"capabilities": {"add": ["SYS_NICE"]}}),
+                 pod_security={"enforce": "privileged"})
+    assert not result.get("failed"), result
+
+
+def test_a_render_failure_names_model_chart_version_and_helms_error(capsys, helm):
+    result = run(capsys, helm, specs=specs(fail="decode.containers: image of container is required"))
+    assert result["failed"] is True
+    (failure,) = result["failures"]
+    assert failure.startswith("Qwen3-0.6B: release modelservice of chart llm-d-modelservice (llm-d-modelservice "
+                              "v0.4.12) does not render with helm template: Error: template: chart/templates/x.yaml:3: "
+                              "decode.containers: image of container is required")
+    assert "Pulled:" not in failure and "q/modelservice" not in result["rendered"]
+
+
+def test_only_the_selected_releases_render_and_none_selected_renders_nothing(capsys, helm):
+    result = run(capsys, helm, specs=specs(), select={"modelservice": ["q"]})
+    assert result["rendered"] == ["q/modelservice"]
+    result = run(capsys, helm, specs=specs(), select={"infra": [], "gaie": [], "modelservice": []})
+    assert result["rendered"] == [] and not result.get("failed")
+
+
+def test_a_missing_helm_is_a_render_failure(capsys, tmp_path):
+    result = run(capsys, (str(tmp_path / "no-helm"), None), specs=specs(), select={"gaie": ["q"]})
+    assert result["failed"] is True and "cannot run" in result["failures"][0]
+
+
+class Done(Exception):
+    pass
+
+
+class FakeModule(object):
+    """The AnsibleK8SModule surface execute_module uses."""
+
+    def __init__(self, params):
+        self.params = params
+        self.warnings = []
+        self.result = None
+
+    def warn(self, text):
+        self.warnings.append(text)
+
+    def exit_json(self, **result):
+        self.result = result
+        raise Done()
+
+    def fail_json(self, **result):
+        self.result = dict(result, failed=True)
+        raise Done()
+
+
+class FakeClient(object):
+    """Nodes and CRDs as the cluster serves them; ``forbidden`` makes the node list fail as without RBAC."""
+
+    class Inner(object):
+        version = {"kubernetes": {"major": "1", "minor": "33+"}}
+
+    def __init__(self, nodes, crds=(), forbidden=False):
+        self.client = self.Inner()
+        self.nodes, self.crds, self.forbidden = nodes, set(crds), forbidden
+
+    def resource(self, kind, api_version):
+        return kind
+
+    def get(self, resource, name=None):
+        if resource == "Node":
+            if self.forbidden:
+                raise RuntimeError("nodes is forbidden")
+            return {"items": self.nodes}
+        if name not in self.crds:
+            # kubernetes' NotFoundError wraps an ApiException; the module only catches it by class
+            raise serving_stack_render.NotFoundError.__new__(serving_stack_render.NotFoundError)
+        return {"metadata": {"name": name}}
+
+
+def cluster_params(helm, specs_, **extra):
+    params = dict((key, spec.get("default")) for key, spec in serving_stack_render.argspec().items())
+    params.update(records=[RECORD], charts=CHARTS, helm_binary=helm[0], chart_dir="/charts", specs=specs_,
+                  pod_security={"enforce": "baseline"}, kube_version="", workers=2, marks={})
+    params.update(extra)
+    return params
+
+
+def gpu_specs(replicas_gpus):
+    spec = specs()
+    spec["q"]["values"]["modelservice"]["decode"]["containers"][0]["resources"] = {
+        "limits": {"nvidia.com/gpu": replicas_gpus}}
+    return spec
+
+
+def test_with_a_cluster_the_version_the_node_gpus_and_the_crds_are_read(helm):
+    module = FakeModule(cluster_params(helm, gpu_specs(2)))
+    node = {"metadata": {"name": "n1"}, "status": {"allocatable": {"nvidia.com/gpu": "1"}}}
+    with pytest.raises(Done):
+        serving_stack_render.execute_module(module, FakeClient([node]))
+    assert not module.result.get("failed"), module.result
+    assert module.result["kube_version"] == "1.33"
+    (warning,) = module.result["warnings_found"]
+    assert "node n1, which offers 1 nvidia.com/gpu but the releases ask for 2" in warning
+    assert module.warnings == [warning]
+
+
+def test_an_unreadable_node_list_is_a_warning_and_the_gpu_check_is_not_made(helm):
+    module = FakeModule(cluster_params(helm, gpu_specs(1)))
+    with pytest.raises(Done):
+        serving_stack_render.execute_module(module, FakeClient([], forbidden=True))
+    assert not module.result.get("failed"), module.result
+    assert any("could not list the nodes" in w for w in module.warnings)
+    assert any("could not check the node's allocatable" in w for w in module.result["warnings_found"])
+
+
+def test_a_monitor_whose_crd_the_cluster_lacks_fails_naming_the_switch(helm):
+    spec = specs()
+    spec["q"]["values"]["modelservice"]["monitor"] = True
+    module = FakeModule(cluster_params(helm, spec))
+    with pytest.raises(Done):
+        serving_stack_render.execute_module(module, FakeClient([]))
+    assert module.result["failed"] is True
+    (problem,) = module.result["problems"]
+    assert "PodMonitor ms-q-decode" in problem and "serving_stack_monitors: false" in problem
+    module = FakeModule(cluster_params(helm, spec))
+    with pytest.raises(Done):
+        serving_stack_render.execute_module(module, FakeClient([], crds=["podmonitors.monitoring.coreos.com"]))
+    assert not module.result.get("failed"), module.result
