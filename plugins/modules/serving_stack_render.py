@@ -53,8 +53,14 @@ options:
     description: Directory of the carried chart archives (C(<name>-<version>.tgz)) to render instead of O(charts)' refs.
     type: path
   post_renderer:
-    description: The post-renderer of the llm-d-infra release.
+    description:
+      - The post-renderer program of the llm-d-infra release, as a path. Helm 3 runs it as given; Helm 4 runs it as
+        the plugin in O(post_renderer_plugins) (module_utils/stack/helm_compat.py), as the role's releases do.
     type: path
+  post_renderer_plugins:
+    description: The directory of Helm 4 plugins that holds the plugin running O(post_renderer) (C(aips-gateway-placement)).
+    type: path
+    version_added: 0.1.0
   python:
     description: The Python the post-renderer runs with (C(AIPS_PYTHON)); empty leaves it to the post-renderer.
     type: str
@@ -164,7 +170,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
-from ansible_collections.ai_platform.serving.plugins.module_utils.stack import render
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import helm_compat, render
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import _dict, run_module
 
 try:
@@ -187,6 +193,7 @@ def argspec():
         marks=dict(type="dict", default={}),
         chart_dir=dict(type="path"),
         post_renderer=dict(type="path"),
+        post_renderer_plugins=dict(type="path"),
         python=dict(type="str", default=""),
         helm_binary=dict(type="str", default="helm"),
         registry_config=dict(type="path"),
@@ -211,11 +218,37 @@ def _environment(params):
     return env
 
 
+def _helm_out(module, env, *args):
+    """stdout of one short helm call (its version, its plugin path), or a failure naming the binary."""
+    rc, out, err = module.run_command([module.params["helm_binary"]] + list(args), environ_update=env)
+    if rc != 0:
+        module.fail_json(msg="%s %s failed (rc %d): %s. Fix: point serving_stack_helm_binary at a Helm 3.19+ or "
+                         "Helm 4.3+ binary." % (module.params["helm_binary"], args[0], rc, (err or out).strip()))
+    return out.strip()
+
+
+def post_renderer(module, env):
+    """The ``--post-renderer`` value and its environment for the helm found (Helm 4: the plugin)."""
+    params = module.params
+    if not params["post_renderer"]:
+        return None, {}
+    try:
+        major = helm_compat.helm_major(_helm_out(module, env, "version", "--short"))
+    except helm_compat.HelmVersionError as exc:
+        module.fail_json(msg="%s: %s. Fix: point serving_stack_helm_binary at a Helm 3.19+ or Helm 4.3+ binary."
+                         % (params["helm_binary"], exc))
+    plugins = _helm_out(module, env, "env", "HELM_PLUGINS") if major >= 4 else ""
+    form = helm_compat.post_renderer(major, params["post_renderer"], params["post_renderer_plugins"] or "", plugins)
+    return form["arg"], form["env"]
+
+
 def render_all(module, kube_version):
     """``(rendered {slug: {chart: docs}}, texts, failures)`` of the selected releases."""
     params = module.params
     jobs = render.releases(params["records"], params["specs"], params["select"], params["marks"])
     env = _environment(params)
+    renderer, renderer_env = post_renderer(module, env) if jobs else (None, {})
+    env.update(renderer_env)
     scratch = tempfile.mkdtemp(prefix="aips-render-")
 
     def one(job):
@@ -224,8 +257,9 @@ def render_all(module, kube_version):
         with open(path, "w") as handle:
             json.dump(values, handle)
         argv = render.template_argv(params["helm_binary"], record, chart, release, params["charts"].get(chart),
-                                    path, kube_version, params["chart_dir"], params["post_renderer"])
+                                    path, kube_version, params["chart_dir"], renderer)
         try:
+            # pylint: disable-next=ansible-bad-function  # helm templates run side by side (run_command is serial)
             proc = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
         except OSError as exc:
             return job, 127, "", "Error: cannot run %s: %s" % (params["helm_binary"], exc)
