@@ -84,11 +84,14 @@ EXAMPLES = r"""
 RETURN = r"""
 helm:
   description:
-    - The helm found - C(version) as C(helm version --short) prints it, its C(major) (3 or 4), and C(list_args), the
-      C(helm list) arguments that list every release of every namespace as JSON on that major (Helm 4 has no C(--all)).
+    - The helm found - C(version) as C(helm version --short) prints it, its C(major) (3 or 4), C(list_args), the
+      C(helm list) arguments that list every release of every namespace as JSON on that major (Helm 4 has no C(--all)),
+      and C(apply), the M(kubernetes.core.helm) options of a C(normal) and a C(forced) upgrade on that major (Helm 4
+      - client-side apply, see module_utils/stack/helm_compat.py).
   returned: always
   type: dict
-  sample: {"version": "v4.3.2", "major": 4, "list_args": ["list", "--all-namespaces", "--output", "json"]}
+  sample: {"version": "v4.3.2", "major": 4, "list_args": ["list", "--all-namespaces", "--output", "json"],
+           "apply": {"normal": {"server_side": "false"}, "forced": {"force": true}}}
 post_renderer:
   description:
     - How a Helm call gives it O(post_renderer) - C(arg), the C(--post-renderer) value (the path for Helm 3, the
@@ -178,7 +181,8 @@ def helm_facts(module):
     except helm_compat.HelmVersionError as error:
         module.fail_json(msg="%s: %s. Fix: point serving_stack_helm_binary at a Helm 3.19+ or Helm 4.3+ binary."
                          % (module.params["helm_binary"], error))
-    facts = dict(helm=dict(version=shown, major=major, list_args=helm_compat.list_all_args(major)))
+    facts = dict(helm=dict(version=shown, major=major, list_args=helm_compat.list_all_args(major),
+                           apply=helm_compat.apply_options(major)))
     if module.params["post_renderer"]:
         plugins = _helm(module, "env", "HELM_PLUGINS").strip() if major >= 4 else ""
         facts["post_renderer"] = helm_compat.post_renderer(

@@ -47,6 +47,21 @@ def list_all_args(major):
     return ["list", "--all-namespaces"] + (["--all"] if major < 4 else []) + ["--output", "json"]
 
 
+def apply_options(major):
+    """kubernetes.core.helm options for a release upgrade, normal and forced (``{"normal": {}, "forced": {}}``).
+
+    Helm 4 applies with server-side apply by default. The seed's llm-d-infra v1.3.0 renders a Gateway listener
+    field the Gateway API schema does not declare (``spec.listeners[].path``): server-side apply refuses the
+    whole release, client-side apply drops the field, as Helm 3 does. So Helm 4 releases go with
+    ``server_side: "false"``, which also keeps the field managers of releases first made by Helm 3. A forced
+    upgrade (a failed or pending release) is ``force`` alone: kubernetes.core maps it to
+    ``--server-side=false --force-replace`` on Helm 4 and refuses ``force`` beside ``server_side``.
+    """
+    if major < 4:
+        return dict(normal=dict(force=False), forced=dict(force=True))
+    return dict(normal=dict(server_side="false"), forced=dict(force=True))
+
+
 def post_renderer(major, script, plugins_dir, helm_plugins=""):
     """The ``--post-renderer`` value and the environment one Helm call needs to run ``script``.
 

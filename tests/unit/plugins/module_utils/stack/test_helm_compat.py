@@ -61,3 +61,12 @@ def test_list_all_args_keeps_all_for_helm3_and_drops_it_for_helm4():
     assert helm_compat.list_all_args(3) == ["list", "--all-namespaces", "--all", "--output", "json"]
     # Helm 4 has no --all: without a status flag it lists every status
     assert helm_compat.list_all_args(4) == ["list", "--all-namespaces", "--output", "json"]
+
+
+def test_helm4_releases_apply_client_side_and_a_forced_one_is_force_alone():
+    assert helm_compat.apply_options(3) == dict(normal=dict(force=False), forced=dict(force=True))
+    helm4 = helm_compat.apply_options(4)
+    # server-side apply refuses llm-d-infra v1.3.0's Gateway (spec.listeners[].path is not in the schema)
+    assert helm4["normal"] == dict(server_side="false")
+    # kubernetes.core refuses force beside server_side; force alone is --server-side=false --force-replace on Helm 4
+    assert helm4["forced"] == dict(force=True)
