@@ -98,7 +98,7 @@ options:
     type: int
     default: 20
   slug:
-    description: Model slug, used in the recovery steps.
+    description: Model slug, the prefix of the progress lines and used in the recovery steps.
     type: str
   pvc:
     description: Model claim name, used in the recovery steps.
@@ -174,8 +174,9 @@ files:
   returned: success
   type: int
 progress:
-  description: The last progress line printed while waiting (by the action plugin), for example
-    C(812.0 MiB of 1.0 GiB (79%), 203.0 MiB/s, ETA 1s, 8 of 9 files).
+  description: The last line printed for the Job while waiting (by the action plugin), a progress line such as
+    C(812.0 MiB of 1.0 GiB (79%), 203.0 MiB/s, ETA 1s, 8 of 9 files) (files finished of the artifact's files) or the
+    pull's summary line (C(pulled 1.0 GiB in 5s (204.8 MiB/s); verifying)); with O(jobs), in each entry of RV(pulls).
   returned: when a progress line was printed
   type: str
   version_added: 0.1.0
