@@ -155,8 +155,9 @@ pulls:
     - With O(jobs), one entry per Job in the order of O(jobs) - its C(slug), C(name), C(namespace), C(pvc), C(pv) and
       the keys a single-Job wait returns at the top level (RV(digest), RV(size), RV(files), RV(reused),
       RV(switched), RV(pull_seconds), RV(verify_seconds), RV(metadata), RV(marker), RV(annotations), RV(progress),
-      RV(duration), RV(state), RV(observed)). A Job that failed has C(failed=true), C(msg), RV(reason),
-      RV(log_tail) and RV(recovery) instead of the pull's keys; C(duration) is the seconds until this Job settled.
+      RV(duration), RV(state), RV(observed)). A Job that failed has C(failed=true), RV(reason), RV(log_tail) and
+      RV(recovery) instead of the pull's keys (the task's C(msg) holds each failed model's message, log tail and
+      recovery steps); C(duration) is the seconds until this Job settled.
   returned: with O(jobs)
   type: list
   elements: dict
@@ -403,16 +404,17 @@ def execute_module(module, client):
         if single.pop("failed", False):
             module.fail_json(**single)
         module.exit_json(**single)
+    failed = [named(job, result["msg"]) for job, result in zip(jobs, outcomes) if result.get("failed")]
     pulls = []
     for job, result in zip(jobs, outcomes):
         result.pop("changed", None)
+        if result.get("failed"):
+            result.pop("msg")   # the task's msg carries it, with the pod's log tail and the recovery steps
         pulls.append(dict(job, **result))
-    failed = [(job, result) for job, result in zip(jobs, outcomes) if result.get("failed")]
     result = dict(changed=False, duration=round(elapsed, 3), pulls=pulls,
                   state=pull_wait.FAILED if failed else pull_wait.COMPLETE)
     if failed:
-        module.fail_json(msg="%d of %d pulls failed:\n%s" % (len(failed), len(jobs), "\n".join(
-            named(job, outcome_result["msg"]) for job, outcome_result in failed)), **result)
+        module.fail_json(msg="%d of %d pulls failed:\n%s" % (len(failed), len(jobs), "\n".join(failed)), **result)
     module.exit_json(msg="; ".join(named(job, pull["msg"]) for job, pull in zip(jobs, pulls)), **result)
 
 

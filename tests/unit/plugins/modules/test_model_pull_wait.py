@@ -112,6 +112,7 @@ def test_a_failed_job_among_many_fails_the_task_naming_the_model_and_keeps_the_o
     done, broken = out["pulls"]
     assert done["digest"] == DIGEST and not done.get("failed")
     assert broken["failed"] and broken["reason"].startswith("pull Job") and broken["recovery"]
+    assert "msg" not in broken and out["msg"].count("Recovery:") == 1     # the message once, in the task's msg
     assert "unauthorized" in broken["log_tail"]
 
 
