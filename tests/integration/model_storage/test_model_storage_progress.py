@@ -165,8 +165,8 @@ def one_plan(first, second, lock_entries, tmp_path, **overrides):
     return variables
 
 
-def test_a_failed_pull_among_two_fails_the_wait_naming_it_and_the_other_is_reported(model_factory, minilm_hub, kube,
-                                                                                   tmp_path):
+def test_a_failed_pull_among_two_fails_the_wait_naming_it_and_the_other_is_reported(
+        model_factory, minilm_hub, kube, tmp_path):
     good, bad = model_factory(), model_factory()
     entry = publish(good.lab, good.tmp, minilm_hub, good.repository)
     # the lock pins bad to a repository the registry does not have: its Job fails at once (manifest unknown)
