@@ -89,6 +89,12 @@ manifests:
   description: The PV (or null), claim and Job as built from the record.
   returned: state=present
   type: dict
+wait:
+  description: What M(ai_platform.serving.model_pull_wait) waits for, one element of its O(ai_platform.serving.model_pull_wait#module:jobs)
+    (C(name), C(namespace), C(digest), C(slug), C(pvc), C(pv)).
+  returned: state=present
+  type: dict
+  version_added: 0.1.0
 removed:
   description: Kinds deleted (job, pvc, pv).
   returned: state=absent
@@ -135,7 +141,10 @@ def execute_module(module, client):
         client, record, params["digest"], expected_size=params["expected_size"], check_mode=module.check_mode,
         replace_failed=params["replace_failed"], hostpath_storage_class=params["hostpath_storage_class"],
         job_options=options)
-    module.exit_json(changed=changed, actions=actions, manifests=objects)
+    storage = record["storage"]
+    wait = dict(name=storage["pull_job"], namespace=record["namespace"], digest=params["digest"], slug=record["slug"],
+                pvc=storage["pvc"], pv=storage.get("pv") or None)
+    module.exit_json(changed=changed, actions=actions, manifests=objects, wait=wait)
 
 
 def main():

@@ -9,12 +9,15 @@ __metaclass__ = type
 
 DOCUMENTATION = r"""
 module: model_pull_wait
-short_description: Wait for a model's pull Job and check the digest it reports
+short_description: Wait for the pull Jobs of models and check the digest each reports
 version_added: 0.1.0
 author: ai_platform.serving contributors (@ai-platform)
 description:
-  - Watches the ORAS pull Job of one model (created by M(ai_platform.serving.model_pull_job)) until it is
-    Complete, has Failed, or O(timeout) passes. No fixed sleeps; a watch on the Job returns at its first change.
+  - Watches the ORAS pull Job of one model (O(name), O(namespace), O(digest)), or of many models at once
+    (O(jobs)), as created by M(ai_platform.serving.model_pull_job), until each is Complete, has Failed, or
+    O(timeout) passes. No fixed sleeps; a watch on a Job's pods returns at its first change. With O(jobs) one loop
+    waits for all of them, whichever finishes first; each Job's result is returned in RV(pulls), and the task
+    fails when any Job failed, naming each model that did.
   - Succeeds only when the Job is Complete and the marker its pod reported through the termination message
     names the expected manifest O(digest). The result comes from the API alone; nothing reads the volume.
   - Fails at once when the Job has Failed (its backoffLimit exhausted, or a permanent error such as rejected
@@ -30,17 +33,45 @@ extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
 options:
   name:
-    description: Name of the pull Job, the plan record's C(storage.pull_job).
+    description: Name of the pull Job, the plan record's C(storage.pull_job). With O(namespace) and O(digest), unless
+      O(jobs) is given.
     type: str
-    required: true
   namespace:
     description: Namespace of the Job, the plan record's C(namespace).
     type: str
-    required: true
   digest:
     description: Manifest digest the Job must report, C(sha256:...).
     type: str
-    required: true
+  jobs:
+    description:
+      - The pull Jobs of many models, waited for in one loop (instead of O(name), O(namespace), O(digest), O(slug),
+        O(pvc), O(pv)). M(ai_platform.serving.model_pull_job) returns each model's entry as RV(ai_platform.serving.model_pull_job#module:wait).
+      - O(timeout) is the budget of the whole wait.
+    type: list
+    elements: dict
+    version_added: 0.1.0
+    suboptions:
+      name:
+        description: Name of the pull Job.
+        type: str
+        required: true
+      namespace:
+        description: Namespace of the Job.
+        type: str
+        required: true
+      digest:
+        description: Manifest digest the Job must report.
+        type: str
+        required: true
+      slug:
+        description: Model slug, the prefix of its progress lines; names the model in the failures and recovery steps.
+        type: str
+      pvc:
+        description: Model claim name, used in the recovery steps.
+        type: str
+      pv:
+        description: Model PV name (on-prem), used in the recovery steps.
+        type: str
   timeout:
     description: Seconds to wait in all.
     type: int
@@ -52,8 +83,11 @@ options:
     default: 30
   progress_seconds:
     description:
-      - While waiting, the controller reads the pull pod's log this often and prints its newest progress line
-        (bytes, percent, rate, ETA, files) under the task, once per new line; V(0) prints nothing.
+      - While waiting, the controller reads the log of every Job's pull pod this often and prints each one's newest
+        progress line (bytes, percent, rate, ETA, files finished) under the task, prefixed with the model's slug, once
+        per new line, whichever Job the wait is watching; when the wait ends it reads each log once more, so a pull
+        that finished before the wait started (or between two reads) shows its last progress or summary line.
+        V(0) prints nothing.
       - Done by the module's action plugin, which needs the kubernetes client on the controller and a kubeconfig
         (O(kubeconfig), E(K8S_AUTH_KUBECONFIG) or the default); with other auth options nothing is printed.
     type: int
@@ -64,7 +98,7 @@ options:
     type: int
     default: 20
   slug:
-    description: Model slug, used in the recovery steps.
+    description: Model slug, the prefix of the progress lines and used in the recovery steps.
     type: str
   pvc:
     description: Model claim name, used in the recovery steps.
@@ -84,6 +118,24 @@ attributes:
 """
 
 EXAMPLES = r"""
+- name: Start the pulls
+  ai_platform.serving.model_pull_job:
+    record: "{{ item }}"
+    digest: "{{ artifacts[item.slug].digest }}"
+  loop: "{{ records }}"
+  register: jobs
+
+- name: Wait for all of them at once, printing each model's progress
+  ai_platform.serving.model_pull_wait:
+    jobs: "{{ jobs.results | map(attribute='wait') | list }}"
+    timeout: 3600
+  register: waited
+
+- name: Show what each claim holds
+  ansible.builtin.debug:
+    msg: "{{ item.slug }}: {{ item.digest }} {{ item.size }} bytes"
+  loop: "{{ waited.pulls }}"
+
 - name: Wait for the model weights
   ai_platform.serving.model_pull_wait:
     name: "{{ record.storage.pull_job }}"
@@ -98,6 +150,18 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+pulls:
+  description:
+    - With O(jobs), one entry per Job in the order of O(jobs) - its C(slug), C(name), C(namespace), C(pvc), C(pv) and
+      the keys a single-Job wait returns at the top level (RV(digest), RV(size), RV(files), RV(reused),
+      RV(switched), RV(pull_seconds), RV(verify_seconds), RV(metadata), RV(marker), RV(annotations), RV(progress),
+      RV(duration), RV(state), RV(observed)). A Job that failed has C(failed=true), RV(reason), RV(log_tail) and
+      RV(recovery) instead of the pull's keys (the task's C(msg) holds each failed model's message, log tail and
+      recovery steps); C(duration) is the seconds until this Job settled.
+  returned: with O(jobs)
+  type: list
+  elements: dict
+  version_added: 0.1.0
 digest:
   description: Manifest digest the Job reported (equal to O(digest) on success).
   returned: success
@@ -111,8 +175,9 @@ files:
   returned: success
   type: int
 progress:
-  description: The last progress line printed while waiting (by the action plugin), for example
-    C(812.0 MiB of 1.0 GiB (79%), 203.0 MiB/s, ETA 1s, 8 of 9 files).
+  description: The last line printed for the Job while waiting (by the action plugin), a progress line such as
+    C(812.0 MiB of 1.0 GiB (79%), 203.0 MiB/s, ETA 1s, 8 of 9 files) (files finished of the artifact's files) or the
+    pull's summary line (C(pulled 1.0 GiB in 5s (204.8 MiB/s); verifying)); with O(jobs), in each entry of RV(pulls).
   returned: when a progress line was printed
   type: str
   version_added: 0.1.0
@@ -157,7 +222,8 @@ duration:
   returned: always
   type: float
 state:
-  description: Last observed state, complete, failed, stuck, running (timed out), deleted or stale.
+  description: Last observed state, complete, failed, stuck, running (timed out), deleted or stale. With O(jobs),
+    complete when every Job is, else failed.
   returned: always
   type: str
 blocked:
@@ -166,7 +232,7 @@ blocked:
   type: str
 observed:
   description: One-line summary of the last observed Job and pod.
-  returned: always
+  returned: without O(jobs)
   type: str
 reason:
   description: Why the wait failed.
@@ -187,12 +253,23 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.storage import
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import PullApi, run_module
 
+# One Job's options, at the top level (one model) or in each element of ``jobs`` (many).
+JOB_KEYS = ("name", "namespace", "digest", "slug", "pvc", "pv")
+
 
 def argspec():
     return k8s_auth_argspec(
-        name=dict(type="str", required=True),
-        namespace=dict(type="str", required=True),
-        digest=dict(type="str", required=True),
+        name=dict(type="str"),
+        namespace=dict(type="str"),
+        digest=dict(type="str"),
+        jobs=dict(type="list", elements="dict", options=dict(
+            name=dict(type="str", required=True),
+            namespace=dict(type="str", required=True),
+            digest=dict(type="str", required=True),
+            slug=dict(type="str"),
+            pvc=dict(type="str"),
+            pv=dict(type="str"),
+        )),
         timeout=dict(type="int", default=1800),
         stuck_grace=dict(type="int", default=30),
         log_lines=dict(type="int", default=20),
@@ -201,6 +278,20 @@ def argspec():
         pvc=dict(type="str"),
         pv=dict(type="str"),
     )
+
+
+def job_list(params):
+    """(the Jobs to wait for as dicts of JOB_KEYS, whether they came as ``jobs``), or raise ValueError."""
+    single = [key for key in JOB_KEYS if params.get(key)]
+    if params.get("jobs") is not None:
+        if single:
+            raise ValueError("jobs is given with %s: name the Jobs either in jobs or with name, namespace and digest"
+                             % ", ".join(single))
+        return [dict((key, job.get(key)) for key in JOB_KEYS) for job in params["jobs"]], True
+    missing = [key for key in ("name", "namespace", "digest") if not params.get(key)]
+    if missing:
+        raise ValueError("missing %s: name the Job with name, namespace and digest, or give jobs" % ", ".join(missing))
+    return [dict((key, params.get(key)) for key in JOB_KEYS)], False
 
 
 def describe(job, pods):
@@ -224,57 +315,59 @@ def claim_annotations(client, params):
         "annotations") or {})
 
 
-def execute_module(module, client):
-    params = module.params
-    api = PullApi(client, params["namespace"], params["name"])
-    waiter = pull_wait.PullWaiter(api, params["digest"], stuck_grace=params["stuck_grace"])
-    state, job, pods, elapsed = waiter.wait(params["timeout"])
+def outcome(client, api, waiter, params, job_params, elapsed, timeout):
+    """One Job's result as a dict: the pull's keys on success, ``failed``, ``msg`` and the recovery on failure."""
+    state, job, pods = waiter.state, waiter.last_job, waiter.last_pods
     observed = describe(job, pods)
-    where = "%s/%s" % (params["namespace"], params["name"])
+    where = "%s/%s" % (job_params["namespace"], job_params["name"])
     result = dict(changed=False, duration=round(elapsed, 3), state=state, observed=observed)
     if state == pull_wait.COMPLETE:
-        ok, marker, message = pull_wait.pull_result(job, pods, params["digest"])
+        ok, marker, message = pull_wait.pull_result(job, pods, job_params["digest"])
         if ok:
             reused = marker.get("reused") == "true"
-            module.exit_json(digest=marker["digest"], size=marker.get("size"), files=marker.get("files"),
-                             reused=reused, switched=marker.get("switched") == "true", pull_seconds=0 if reused else marker.get("pull_seconds", 0),
-                             verify_seconds=0 if reused else marker.get("verify_seconds", 0), msg="%s %s" % (
-                                 ("switched to the revision kept on the volume, nothing pulled:"
-                                  if marker.get("switched") == "true" else
-                                  "reused the verified copy on the volume, nothing pulled:") if reused else "pulled",
-                                 marker["digest"]),
-                             metadata=pull_marker.model_metadata(marker), marker=marker,
-                             annotations=pull_marker.settled_annotations(pull_marker.pvc_annotations(marker),
-                                                                         claim_annotations(client, params)), **result)
-        fail(module, api, params, result, "pull Job %s completed but %s" % (where, message), pods)
+            result.update(
+                digest=marker["digest"], size=marker.get("size"), files=marker.get("files"), reused=reused,
+                switched=marker.get("switched") == "true", pull_seconds=0 if reused else marker.get("pull_seconds", 0),
+                verify_seconds=0 if reused else marker.get("verify_seconds", 0), msg="%s %s" % (
+                    ("switched to the revision kept on the volume, nothing pulled:"
+                     if marker.get("switched") == "true" else
+                     "reused the verified copy on the volume, nothing pulled:") if reused else "pulled",
+                    marker["digest"]),
+                metadata=pull_marker.model_metadata(marker), marker=marker,
+                annotations=pull_marker.settled_annotations(pull_marker.pvc_annotations(marker),
+                                                            claim_annotations(client, job_params)))
+            return result
+        return failure(api, params, job_params, result, "pull Job %s completed but %s" % (where, message), pods)
     if state == pull_wait.FAILED:
         pod, detail = pull_wait.failure_detail(pods)
         reason = pull_wait.failure_reason(job)
         if detail and detail.get("reason"):
             reason = "%s; the pull reported: %s" % (reason, detail["reason"])
-        fail(module, api, params, result, "pull Job %s failed: %s" % (where, reason), pods, pod)
-    if state == "stuck":
+        return failure(api, params, job_params, result, "pull Job %s failed: %s" % (where, reason), pods, pod)
+    if state == pull_wait.STUCK:
         pod = pull_wait.newest_pod(pods)
         kind, detail = waiter.blocked
         result["blocked"] = kind
-        fail(module, api, params, result, "%s: pull Job %s cannot run its pod (%s, for %ds): %s. Fix: %s" % (
-            params.get("slug") or params["name"], where, kind, pull_wait.grace_for(kind, params["stuck_grace"]), detail,
-            pull_wait.blocked_fix(kind, params["namespace"], params["name"])), pods,
+        return failure(api, params, job_params, result, "%s: pull Job %s cannot run its pod (%s, for %ds): %s. Fix: %s" % (
+            job_params.get("slug") or job_params["name"], where, kind,
+            pull_wait.grace_for(kind, params["stuck_grace"]), detail,
+            pull_wait.blocked_fix(kind, job_params["namespace"], job_params["name"])), pods,
             pod if kind in ("image", "config") else None)
     if state == pull_wait.DELETED:
-        fail(module, api, params, result, "pull Job %s does not exist: create it with "
-             "ai_platform.serving.model_pull_job (the model_storage role does) before waiting" % where, pods)
+        return failure(api, params, job_params, result, "pull Job %s does not exist: create it with "
+                       "ai_platform.serving.model_pull_job (the model_storage role does) before waiting" % where, pods)
     if state == pull_wait.STALE:
-        fail(module, api, params, result, "pull Job %s pulls digest %s, not %s: re-run the model_storage role so "
-             "the Job is replaced" % (where, ((job.get("metadata") or {}).get("annotations") or {}).get(
-                 pull_marker.ANNOTATION_DIGEST), params["digest"]), pods)
-    fail(module, api, params, result, "timed out after %ds waiting for pull Job %s; last seen: %s"
-         % (params["timeout"], where, observed), pods, pull_wait.newest_pod(pods))
+        return failure(api, params, job_params, result, "pull Job %s pulls digest %s, not %s: re-run the model_storage "
+                       "role so the Job is replaced" % (where, ((job.get("metadata") or {}).get("annotations") or {}).get(
+                           pull_marker.ANNOTATION_DIGEST), job_params["digest"]), pods)
+    return failure(api, params, job_params, result, "timed out after %ds waiting for pull Job %s; last seen: %s"
+                   % (timeout, where, observed), pods, pull_wait.newest_pod(pods))
 
 
-def fail(module, api, params, result, message, pods, pod=None):
-    names = dict(namespace=params["namespace"], job=params["name"], slug=params.get("slug") or "<slug>",
-                 pvc=params.get("pvc") or "<slug>-model", pv=params.get("pv"))
+def failure(api, params, job_params, result, message, pods, pod=None):
+    """``result`` with failed, msg (the message, the pod's last log lines, the recovery), reason, log_tail, recovery."""
+    names = dict(namespace=job_params["namespace"], job=job_params["name"], slug=job_params.get("slug") or "<slug>",
+                 pvc=job_params.get("pvc") or "<slug>-model", pv=job_params.get("pv"))
     steps = pull_wait.recovery_steps(names)
     log_tail = ""
     if pod is not None:
@@ -283,17 +376,66 @@ def fail(module, api, params, result, message, pods, pod=None):
     if log_tail:
         text += "\nLast log lines of pod %s:\n%s" % (pod["metadata"]["name"], log_tail.rstrip())
     text += "\nRecovery:\n" + "\n".join("  - " + step.strip() for step in steps)
-    module.fail_json(msg=text, reason=message, log_tail=log_tail, recovery=steps, **result)
+    result.update(failed=True, msg=text, reason=message, log_tail=log_tail, recovery=steps)
+    return result
 
 
-def skip_in_check_mode(module):
-    if module.check_mode:
+def named(job_params, text):
+    """``text`` beginning with the model's slug (or the Job's name)."""
+    label = job_params.get("slug") or job_params["name"]
+    return text if text.startswith(label + ": ") else "%s: %s" % (label, text)
+
+
+def execute_module(module, client):
+    params = module.params
+    jobs, many = job_list(params)
+    apis = [PullApi(client, job["namespace"], job["name"]) for job in jobs]
+    waiters = [pull_wait.PullWaiter(api, job["digest"], stuck_grace=params["stuck_grace"])
+               for api, job in zip(apis, jobs)]
+    if many:
+        took, elapsed = pull_wait.wait_all(waiters, params["timeout"])
+    else:
+        elapsed = waiters[0].wait(params["timeout"])[3]
+        took = [elapsed]
+    outcomes = [outcome(client, api, waiter, params, job, seconds, params["timeout"])
+                for api, waiter, job, seconds in zip(apis, waiters, jobs, took)]
+    if not many:
+        single = outcomes[0]
+        if single.pop("failed", False):
+            module.fail_json(**single)
+        module.exit_json(**single)
+    failed = [named(job, result["msg"]) for job, result in zip(jobs, outcomes) if result.get("failed")]
+    pulls = []
+    for job, result in zip(jobs, outcomes):
+        result.pop("changed", None)
+        if result.get("failed"):
+            result.pop("msg")   # the task's msg carries it, with the pod's log tail and the recovery steps
+        pulls.append(dict(job, **result))
+    result = dict(changed=False, duration=round(elapsed, 3), pulls=pulls,
+                  state=pull_wait.FAILED if failed else pull_wait.COMPLETE)
+    if failed:
+        module.fail_json(msg="%d of %d pulls failed:\n%s" % (len(failed), len(jobs), "\n".join(failed)), **result)
+    module.exit_json(msg="; ".join(named(job, pull["msg"]) for job, pull in zip(jobs, pulls)), **result)
+
+
+def before_client(module):
+    """Check the Job options; in check mode return at once without reading the cluster."""
+    try:
+        jobs, many = job_list(module.params)
+    except ValueError as exc:
+        module.fail_json(msg=str(exc))
+    if not module.check_mode:
+        return
+    if not many:
         module.exit_json(changed=False, duration=0.0, state="skipped", observed="check mode: not waited",
                          digest=module.params["digest"])
+    module.exit_json(changed=False, duration=0.0, state="skipped", msg="check mode: not waited",
+                     pulls=[dict(job, duration=0.0, state="skipped", observed="check mode: not waited")
+                            for job in jobs])
 
 
 def main():
-    run_module(argspec(), execute_module, before_client=skip_in_check_mode)
+    run_module(argspec(), execute_module, before_client=before_client)
 
 
 if __name__ == "__main__":

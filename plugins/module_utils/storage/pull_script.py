@@ -98,12 +98,23 @@ human() {
     while (b >= 1024 && i < 5) { b /= 1024; i++ }
     if (i == 1) printf "%d %s", b, u[i]; else printf "%.1f %s", b, u[i] }'
 }
-# One line every AIPS_PROGRESS_SECONDS while oras pulls, for plain logs: bytes on the claim, rate, ETA, files.
+# Files of the artifact that are finished in the staging dir: their size is their layer's size. oras (oras-go's
+# file store) creates each file under its own name at the start of its download and writes it in place (no
+# temporary name, no preallocation), so a file present is a file started; its layer size is the manifest's
+# (layers.txt: digest size media-type unpack= title, the title last and possibly with spaces).
+finished_files() {
+  (cd "$STAGE/hub" && find . -type f -exec stat -c '%s %n' {} + 2>/dev/null) | awk '
+    NR == FNR { title = $0; for (i = 0; i < 4; i++) sub(/^[^ ]* /, "", title); want[title] = $2; next }
+    { name = $0; sub("^[^ ]* [.]/", "", name); if ((name in want) && want[name] + 0 == $1 + 0) n++ }
+    END { print n + 0 }' "$SCRATCH/layers.txt" -
+}
+# One line every AIPS_PROGRESS_SECONDS while oras pulls, for plain logs: bytes on the claim, rate, ETA, files
+# finished.
 progress() {
   every="${AIPS_PROGRESS_SECONDS:-10}"; since=$(date +%s)
   # (sleep's output is not the log's: a sleep left behind when the loop is killed holds no pipe open)
   while sleep "$every" </dev/null >/dev/null 2>&1; do
-    got=$(tree_bytes "$STAGE/hub"); files=$(find "$STAGE/hub" -type f | wc -l)
+    got=$(tree_bytes "$STAGE/hub"); files=$(finished_files)
     secs=$(($(date +%s) - since)); [ "$secs" -gt 0 ] || secs=1
     rate=$((got / secs)); pct=100; eta="unknown"
     [ "$total" -le 0 ] || pct=$((got * 100 / total))

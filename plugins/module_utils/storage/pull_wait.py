@@ -41,6 +41,20 @@ def latest_progress(log_text):
     return None
 
 
+# The lines that end a pull's log story: oras is done ("pulled ... in Ns (rate); verifying"), the re-hash is done.
+SUMMARY_PREFIXES = ("model-pull: pulled ", "model-pull: verified ")
+
+
+def latest_status(log_text):
+    """The last progress line (without its prefix) or pull summary line (without ``model-pull: ``), or None."""
+    for line in reversed((log_text or "").splitlines()):
+        if line.startswith(PROGRESS_PREFIX):
+            return line[len(PROGRESS_PREFIX):].strip()
+        if line.startswith(SUMMARY_PREFIXES):
+            return line[len("model-pull: "):].strip()
+    return None
+
+
 def job_state(job, expected_digest=None):
     """``deleted`` (None), ``stale`` (the Job pulls another digest), ``complete``, ``failed`` or ``running``."""
     if not job:
@@ -301,6 +315,13 @@ def clock(total, start=None):
         yield left
 
 
+STUCK = "stuck"
+SETTLED = (COMPLETE, FAILED, DELETED, STALE, STUCK)
+# While several Jobs are waited on in one loop, each one's watch lasts this long (a watch ends at the first event
+# on that Job's pods), so every Job is looked at again within a few seconds.
+TURN_SECONDS = 1
+
+
 class PullWaiter(object):
     """Watch one pull Job until it completes, fails, or the timeout passes.
 
@@ -308,6 +329,10 @@ class PullWaiter(object):
     the module gives one built on kubernetes.core's client, tests a fake. The pull is complete as soon as a pod of the Job
     succeeded with the expected digest (``pod_reported``), so the wait watches the pods, where
     that shows first; the Job's own state stays the record of failures and deletions.
+
+    ``wait(timeout)`` waits for this Job alone; ``wait_all(waiters, timeout)`` waits for many in one loop, with the
+    same steps: ``begin()`` (the first read), ``check()`` (a block that outlived its grace is ``stuck``),
+    ``step(seconds)`` (a bounded watch, then a read).
     """
 
     def __init__(self, api, expected_digest, stuck_grace=30):
@@ -318,6 +343,8 @@ class PullWaiter(object):
         self.last_pods = []
         self.last_events = []
         self.blocked = None
+        self.state = None
+        self.stuck_since = None
 
     def observe(self):
         self.last_job = self.api.get_job()
@@ -333,36 +360,81 @@ class PullWaiter(object):
             return COMPLETE
         return state
 
+    def settled(self):
+        return self.state in SETTLED
+
+    def begin(self):
+        self.stuck_since = None
+        self.state = self.observe()
+        return self.state
+
+    def check(self):
+        """Note what blocks the Job (``blocked``); once a block outlived its grace the state is ``stuck``."""
+        found = blocked(self.last_job, self.last_pods, self.last_events)
+        if found:
+            if not self.blocked or self.blocked[0] != found[0]:
+                self.stuck_since = time.monotonic()
+            self.blocked = found
+            if time.monotonic() - self.stuck_since >= grace_for(found[0], self.stuck_grace):
+                self.state = STUCK
+        else:
+            self.stuck_since = None
+            self.blocked = None
+        return self.state
+
+    def watch_seconds(self):
+        """How long the next watch may last: trouble (or no pod yet) is re-read every few seconds."""
+        return 2 if self.stuck_since or not newest_pod(self.last_pods) else 15
+
+    def step(self, seconds):
+        """A bounded watch on the Job's pods (the next event ends it at once), then the state."""
+        changed = self.api.watch_pods(seconds)
+        # The event's own pod, when it is this Job's and reports the digest, ends the wait without
+        # another read; anything else is read again in full.
+        if isinstance(changed, dict) and own_pods(self.last_job, [changed]) \
+                and pod_reported(self.last_job, [changed], self.expected):
+            self.last_pods = [changed] + [p for p in self.last_pods if (p.get("metadata") or {}).get("name")
+                                          != (changed.get("metadata") or {}).get("name")]
+            self.state = COMPLETE
+            return self.state
+        self.state = self.observe()
+        return self.state
+
     def wait(self, timeout):
         """Return (state, job, pods, elapsed)."""
         start = time.monotonic()
-        stuck_since = None
-        state = self.observe()
+        self.begin()
         for left in clock(timeout, start):
-            if state in (COMPLETE, FAILED, DELETED, STALE):
+            if self.settled() or self.check() == STUCK:
                 break
-            pod = newest_pod(self.last_pods)
-            found = blocked(self.last_job, self.last_pods, self.last_events)
-            if found:
-                if not self.blocked or self.blocked[0] != found[0]:
-                    stuck_since = time.monotonic()
-                self.blocked = found
-                if time.monotonic() - stuck_since >= grace_for(found[0], self.stuck_grace):
-                    state = "stuck"
-                    break
-            else:
-                stuck_since = None
-                self.blocked = None
-            # A bounded watch: the next event on the Job's pods ends it at once; trouble is re-read
-            # every few seconds.
-            changed = self.api.watch_pods(min(left, 2 if stuck_since or not pod else 15))
-            # The event's own pod, when it is this Job's and reports the digest, ends the wait without
-            # another read; anything else is read again in full.
-            if isinstance(changed, dict) and own_pods(self.last_job, [changed]) \
-                    and pod_reported(self.last_job, [changed], self.expected):
-                self.last_pods = [changed] + [p for p in self.last_pods if (p.get("metadata") or {}).get("name")
-                                              != (changed.get("metadata") or {}).get("name")]
-                state = COMPLETE
+            self.step(min(left, self.watch_seconds()))
+        return self.state, self.last_job, self.last_pods, time.monotonic() - start
+
+
+def wait_all(waiters, timeout):
+    """Wait for every waiter's Job in one loop, whichever settles first; return (seconds each took, seconds in all).
+
+    Each turn looks at every Job not settled yet (``check``, then a watch of at most TURN_SECONDS); once one Job is
+    left, its watches last as long as ``PullWaiter.wait``'s. A Job still running when ``timeout`` passes keeps the
+    state ``running``.
+    """
+    start = time.monotonic()
+    took = [None] * len(waiters)
+    for waiter in waiters:
+        waiter.begin()
+    for left in clock(timeout, start):
+        pending = []
+        for index, waiter in enumerate(waiters):
+            if took[index] is not None:
                 continue
-            state = self.observe()
-        return state, self.last_job, self.last_pods, time.monotonic() - start
+            if waiter.settled() or waiter.check() == STUCK:
+                took[index] = time.monotonic() - start
+            else:
+                pending.append(waiter)
+        if not pending:
+            break
+        for waiter in pending:
+            seconds = waiter.watch_seconds() if len(pending) == 1 else TURN_SECONDS
+            waiter.step(min(left, seconds))
+    elapsed = time.monotonic() - start
+    return [elapsed if seconds is None else seconds for seconds in took], elapsed

@@ -40,6 +40,19 @@ if [ "$1" = pull ] && [ -n "$FAKE_SLOW" ]; then
     mkdir -p "$(dirname "$f")"; cp "$FAKE_DIR/src/$f" "$f"; sleep "$FAKE_SLOW"
   done
 fi
+if [ "$1" = pull ] && [ -n "$FAKE_STALL" ]; then
+  # as oras writes in place: every file but the largest in full, the largest half-written for FAKE_STALL seconds
+  big=$(cd "$FAKE_DIR/src" && find . -type f -exec stat -c '%s %n' {} + | sort -n | tail -n 1 | cut -d' ' -f2-)
+  (cd "$FAKE_DIR/src" && find . -type f) | while read -r f; do
+    [ "$f" = "$big" ] && continue
+    mkdir -p "$(dirname "$f")"; cp "$FAKE_DIR/src/$f" "$f"
+  done
+  mkdir -p "$(dirname "$big")"
+  head -c $(($(stat -c %s "$FAKE_DIR/src/$big") / 2)) "$FAKE_DIR/src/$big" >"$big"
+  sleep "$FAKE_STALL"
+  cp "$FAKE_DIR/src/$big" "$big"
+  exit 0
+fi
 if [ "$1" = pull ]; then
   cp -R "$FAKE_DIR/src/." .
   if [ -n "$FAKE_CORRUPT" ]; then echo corrupted >>"$FAKE_CORRUPT"; fi
@@ -135,7 +148,7 @@ class Pod(object):
                "AIPS_EXPECTED_SIZE": "0", "AIPS_CONCURRENCY": "2", "AIPS_VERIFY": "1",
                "AIPS_TERMINATION_LOG": str(self.termlog), "TMPDIR": str(self.tmpdir),
                "AIPS_TEST_FREE_BYTES": fake.get("free_bytes", ""), "FAKE_SLOW": fake.get("slow", ""),
-               "AIPS_PROGRESS_SECONDS": fake.get("progress", "")}
+               "AIPS_PROGRESS_SECONDS": fake.get("progress", ""), "FAKE_STALL": fake.get("stall", "")}
         if self.termlog.exists():
             self.termlog.unlink()
         (self.fake / "calls").write_text("")
@@ -186,6 +199,22 @@ def test_a_slow_pull_logs_progress_lines_with_bytes_rate_eta_and_files(pod):
     assert all(" of 3.0 MiB (" in line and "/s, ETA " in line and " of 4 files" in line for line in lines), lines
     assert "model-pull: pulled 3.0 MiB in " in proc.stdout
     assert pod.marker()["digest"] == digest
+
+
+def test_progress_counts_the_files_finished_not_the_files_started(pod):
+    """oras creates a file when its download starts and writes it in place: a half-written file is no finished one."""
+    files = model_files()
+    files[REPO + "/snapshots/" + COMMIT + "/model.safetensors"] = b"w" * (2 * 1024 * 1024)
+    files[REPO + "/snapshots/" + COMMIT + "/tokenizer config.json"] = b"{}"   # a title with a space
+    digest = _artifact(str(pod.fake), files)
+    proc = pod.run(digest, stall="3", progress="1")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("model-pull: progress: ")]
+    under_way = [line for line in lines if "(100%)" not in line]
+    assert under_way, proc.stdout
+    # every file is on disk from the start; only the four small ones are finished while the weights are half there
+    assert all(line.endswith(", 4 of 5 files") for line in under_way), lines
+    assert pod.marker()["digest"] == digest and pod.marker()["files"] == 5
 
 
 def test_matching_marker_finishes_at_once(pod):

@@ -305,3 +305,55 @@ def test_the_watch_event_that_reports_the_digest_ends_the_wait_without_another_r
     api.watch_pods = lambda timeout: foreign
     state, _job, _pods, _elapsed = pull_wait.PullWaiter(api, complete["expected_digest"]).wait(0.5)
     assert state == "running" and api.reads >= 2
+
+
+def test_wait_all_waits_for_every_job_whichever_settles_first():
+    running, complete, failed = load("running"), load("complete"), load("failed")
+    slow = FakeApi([(running["job"], running["pods"])] * 3 + [(complete["job"], complete["pods"])])
+    quick = FakeApi([(failed["job"], failed["pods"])])
+    waiters = [pull_wait.PullWaiter(slow, complete["expected_digest"]),
+               pull_wait.PullWaiter(quick, failed["expected_digest"])]
+    took, elapsed = pull_wait.wait_all(waiters, 30)
+    assert [w.state for w in waiters] == ["complete", "failed"]
+    assert quick.watches == 0 and slow.watches == 3      # the failed Job is not watched again
+    assert took[1] <= took[0] <= elapsed
+
+
+def test_wait_all_watches_each_running_job_briefly_then_the_last_one_as_wait_does():
+    running, complete = load("running"), load("complete")
+    seen = []
+
+    class Timed(FakeApi):
+        def __init__(self, name, snapshots):
+            FakeApi.__init__(self, snapshots)
+            self.name = name
+
+        def watch_pods(self, timeout):
+            seen.append((self.name, timeout))
+            FakeApi.watch_pods(self, timeout)
+
+    first = Timed("a", [(running["job"], running["pods"]), (complete["job"], complete["pods"])])
+    second = Timed("b", [(running["job"], running["pods"])] * 3 + [(complete["job"], complete["pods"])])
+    took, _elapsed = pull_wait.wait_all([pull_wait.PullWaiter(first, complete["expected_digest"]),
+                                         pull_wait.PullWaiter(second, complete["expected_digest"])], 60)
+    assert [name for name, _timeout in seen] == ["a", "b", "b", "b"]
+    assert [timeout for _name, timeout in seen[:2]] == [pull_wait.TURN_SECONDS] * 2
+    assert all(timeout > pull_wait.TURN_SECONDS for _name, timeout in seen[2:])   # one left: the long watch
+    assert took[0] <= took[1]
+
+
+def test_wait_all_calls_a_blocked_job_stuck_and_times_out_the_running_one():
+    running, stuck = load("running"), load("image_pull_backoff")
+
+    class Slow(FakeApi):
+        def watch_pods(self, timeout):
+            import time
+            time.sleep(0.05)
+            FakeApi.watch_pods(self, timeout)
+
+    waiters = [pull_wait.PullWaiter(Slow([(running["job"], running["pods"])]), running["expected_digest"]),
+               pull_wait.PullWaiter(Slow([(stuck["job"], stuck["pods"])]), stuck["expected_digest"], stuck_grace=0)]
+    took, elapsed = pull_wait.wait_all(waiters, 0.3)
+    assert [w.state for w in waiters] == ["running", "stuck"]
+    assert waiters[1].blocked[0] == "image"
+    assert took[0] == elapsed and took[1] < elapsed and 0.3 <= elapsed < 3
