@@ -20,7 +20,7 @@ PACKAGE = "ansible_collections.ai_platform.serving.plugins.modules."
 # Every module of plugins/modules; model_sync keeps its spec in module_utils, the others have argspec().
 MODULES = dict((name[:-3], None) for name in sorted(os.listdir(os.path.join(ROOT, "plugins", "modules")))
                if name.endswith(".py") and not name.startswith("_"))
-MODULES["model_sync"] = model_sync_utils.argspec
+MODULES.update(model_sync=model_sync_utils.argspec)
 
 
 class FragmentLoader(object):
