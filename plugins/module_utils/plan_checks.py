@@ -295,11 +295,12 @@ def check_pull_image(image, slug, name, settings):
     model = {"slug": slug, "name": name}
     if values_policy.allowed(model, PULL_IMAGE_RULE, "oras_image", settings.get("values_policy_allow")):
         return []
-    return [(field, image, "on-prem the pull Job image must come from Harbor (%s), not %s: the Job mounts "
-             "harbor-creds" % (harbor, parts["registry"]),
-             "mirror the image into Harbor (harbor_upload) and point %s at it, or allow it in %s with {model: %s, "
-             "rule: %s, key: oras_image, reason: <why>}" % (field, setting_field("values_policy_allow"),
-                                                           slug, PULL_IMAGE_RULE))]
+    problem = "on-prem the pull Job image must come from Harbor (%s), not %s: the Job mounts harbor-creds" % (
+        harbor, parts["registry"])
+    fix = ("mirror the image into Harbor (harbor_upload) and point %s at it, or allow it in %s with {model: %s, "
+           "rule: %s, key: oras_image, reason: <why>}" % (field, setting_field("values_policy_allow"), slug,
+                                                          PULL_IMAGE_RULE))
+    return [(field, image, problem, fix)]
 
 
 def _label(record):
@@ -459,7 +460,7 @@ def check_values_policy(records, values, settings, problems):
                 continue
             path = record["values_files"][chart]
             for rule, key, value in values_policy.findings(record, tree, chart):
-                claim = str(value).split("://")[-1].split("/")[0].split(":")[-1]
+                claim = str(value).rsplit("://", maxsplit=1)[-1].split("/", maxsplit=1)[0].rsplit(":", maxsplit=1)[-1]
                 if rule == "other-claims" and held.get((record["namespace"], claim)):
                     continue
                 if values_policy.allowed(record, rule, key, allow):

@@ -72,8 +72,8 @@ def epp_token_references(gaie):
     """``[(key, secret)]``: the Hugging Face token Secrets the GAIE values give the EPP or its sidecar."""
     found = []
     extension = gaie.get("inferenceExtension") or {}
-    for key, container in (("inferenceExtension", extension), ("inferenceExtension.sidecar",
-                                                                extension.get("sidecar") or {})):
+    containers = (("inferenceExtension", extension), ("inferenceExtension.sidecar", extension.get("sidecar") or {}))
+    for key, container in containers:
         for position, entry in enumerate(container.get("env") or [] if isinstance(container, dict) else []):
             name = _secret_token(entry)
             if name:
@@ -126,12 +126,10 @@ def _tokenizer_pools(node, path):
             if key == "tokenizersPoolConfig":
                 yield here, value
             else:
-                for found in _tokenizer_pools(value, here):
-                    yield found
+                yield from _tokenizer_pools(value, here)
     elif isinstance(node, list):
         for position, value in enumerate(node):
-            for found in _tokenizer_pools(value, "%s[%d]" % (path, position)):
-                yield found
+            yield from _tokenizer_pools(value, "%s[%d]" % (path, position))
 
 
 def _downloads_from_hub(pool):

@@ -77,8 +77,8 @@ def test_model_plan_argspec_lets_the_plan_name_the_variables():
 
 @pytest.mark.parametrize("value", [True, "300", 1.5, -1, "forever"])
 def test_toleration_seconds_must_be_a_whole_number(value):
-    _settings, problems = plan_inputs.clean({"gpu_toleration": {"key": "k", "operator": "Exists",
-                                                                 "effect": "NoExecute", "tolerationSeconds": value}})
+    toleration = {"key": "k", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": value}
+    _settings, problems = plan_inputs.clean({"gpu_toleration": toleration})
     assert [p.field for p in problems] == ["aips_gpu_toleration.tolerationSeconds"]
 
 

@@ -51,16 +51,16 @@ CASES = [
     # issue 27: what Helm renders with the deploy's credentials
     ("extra-objects", "ms", {"extraObjects": [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}]},
      "extra-objects", "extraObjects[0]"),
-    ("cluster-admin-binding", "ms", {"extraObjects": [{"apiVersion": "rbac.authorization.k8s.io/v1",
-                                                        "kind": "ClusterRoleBinding", "metadata": {"name": "own"},
-                                                        "roleRef": {"kind": "ClusterRole", "name": "cluster-admin"}}]},
+    ("cluster-admin-binding", "ms", {"extraObjects": [{
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": "own"},
+        "roleRef": {"kind": "ClusterRole", "name": "cluster-admin"}}]},
      "privileged-objects", "extraObjects[0]"),
     ("secret-object", "ms", {"extraObjects": [{"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}}]},
      "privileged-objects", "extraObjects[0]"),
     ("object-template-of-a-role", "ms", {"extraObjects": ["apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\n"]},
      "privileged-objects", "extraObjects[0]"),
-    ("object-in-another-namespace", "ms", {"extraObjects": [{"kind": "ConfigMap",
-                                                              "metadata": {"name": "c", "namespace": "kube-system"}}]},
+    ("object-in-another-namespace", "ms", {"extraObjects": [{
+        "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "kube-system"}}]},
      "privileged-objects", "extraObjects[0]"),
     ("helm-lookup", "ms", {"decode": {"extraConfig": {"annotations": {
         "a": "{{ (lookup \"v1\" \"Secret\" \"kube-system\" \"x\").data }}"}}}},
@@ -194,8 +194,8 @@ def test_with_both_fixes_applied_the_policy_passes():
     values = container(capabilities={"add": ["SYS_NICE"]})
     allow = [{"model": "qwen3-0-6b", "rule": "added-capabilities",
               "key": "decode.containers[0].securityContext.capabilities.add", "reason": "NUMA pinning"}]
-    assert vp.policy_problems(RECORD, {"ms": values}, {"pod_security": dict(BASELINE, enforce="privileged"),
-                                                      "values_policy_allow": allow}) == []
+    settings = {"pod_security": dict(BASELINE, enforce="privileged"), "values_policy_allow": allow}
+    assert vp.policy_problems(RECORD, {"ms": values}, settings) == []
 
 
 def test_a_key_the_enforced_level_admits_names_only_the_allow_list():
