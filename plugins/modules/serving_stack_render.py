@@ -220,7 +220,9 @@ def _environment(params):
 
 def _helm_out(module, env, *args):
     """stdout of one short helm call (its version, its plugin path), or a failure naming the binary."""
-    rc, out, err = module.run_command([module.params["helm_binary"]] + list(args), environ_update=env)
+    # AnsibleK8SModule wraps the AnsibleModule, which runs commands
+    runner = getattr(module, "_module", module)
+    rc, out, err = runner.run_command([module.params["helm_binary"]] + list(args), environ_update=env)
     if rc != 0:
         module.fail_json(msg="%s %s failed (rc %d): %s. Fix: point serving_stack_helm_binary at a Helm 3.19+ or "
                          "Helm 4.3+ binary." % (module.params["helm_binary"], args[0], rc, (err or out).strip()))

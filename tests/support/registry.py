@@ -46,12 +46,18 @@ def make_ca_and_cert(directory):
     csr = os.path.join(directory, "server.csr")
     crt = os.path.join(directory, "server.crt")
     ext = os.path.join(directory, "server.ext")
+    # a conformant CA (basicConstraints and keyUsage): Python 3.13 verifies with VERIFY_X509_STRICT, which refuses a
+    # CA certificate without keyUsage ("CA cert does not include key usage extension"), as a strict client of a
+    # real Harbor would
     _run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-          "-subj", "/CN=aips test CA", "-keyout", ca_key, "-out", ca_crt])
+          "-subj", "/CN=aips test CA", "-keyout", ca_key, "-out", ca_crt,
+          "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"])
     _run(["openssl", "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
           "-keyout", key, "-out", csr])
     with open(ext, "w") as handle:
         handle.write("subjectAltName=IP:127.0.0.1,DNS:localhost\n"
+                     "basicConstraints=critical,CA:FALSE\n"
+                     "keyUsage=critical,digitalSignature,keyEncipherment\n"
                      "extendedKeyUsage=serverAuth\n")
     _run(["openssl", "x509", "-req", "-in", csr, "-CA", ca_crt, "-CAkey", ca_key,
           "-CAcreateserial", "-days", "2", "-extfile", ext, "-out", crt])

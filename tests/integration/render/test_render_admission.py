@@ -99,7 +99,7 @@ def test_refused_before_any_change_naming_both_knobs_and_the_named_fix_renders(t
     assert where in text, text[-4000:]
     assert "refused by the values policy (%s: " % rule in text
     assert "and by Pod Security baseline, the level the model namespaces enforce (aips_pod_security)" in text
-    assert "serving_stack_values_policy_allow with {model: %s, rule: %s, key: %s, reason: <why>}" % (
+    assert "aips_values_policy_allow with {model: %s, rule: %s, key: %s, reason: <why>}" % (
         SLUG, rule, key) in text
     assert "set aips_pod_security to {enforce: privileged, audit: restricted, warn: restricted}" in text
     assert not os.path.exists(os.path.join(out, SLUG, "modelservice.yaml")), "rendered although refused"

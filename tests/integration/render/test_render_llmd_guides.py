@@ -36,11 +36,15 @@ GUIDES = os.path.join(ROOT, "tests", "fixtures", "llmd_guides")
 with open(os.path.join(GUIDES, "sites.yml")) as _sites:
     SITES = yaml.safe_load(_sites)
 # (site, model) -> substrings of the one message that refuses it; the unit test test_llmd_guides.py holds the same
+# refused by the plan itself (its values policy, issue 27), naming both knobs: the plan task fails, nothing renders
+PLAN_REFUSED = {
+    "InferenceSchedulingCPU": ["generative/InferenceSchedulingCPU: ", "ms-inference-scheduling-cpu/values.yaml",
+                               "decode.containers[0].securityContext.capabilities.add = ['SYS_NICE']",
+                               "decode.containers[0].securityContext.seccompProfile.type = 'Unconfined'",
+                               "and by Pod Security baseline", "aips_values_policy_allow with {model: "
+                               "inference-scheduling-cpu, rule: added-capabilities", "set aips_pod_security to"],
+}
 REFUSED = {
-    ("rke2", "InferenceSchedulingCPU"): ["InferenceSchedulingCPU: ", "ms-inference-scheduling-cpu/values.yaml",
-                                         "decode.containers[0].securityContext.capabilities.add", "Fix: "],
-    ("cloud", "InferenceSchedulingCPU"): ["InferenceSchedulingCPU: ", "ms-inference-scheduling-cpu/values.yaml",
-                                          "decode.containers[0].securityContext.capabilities.add", "Fix: "],
     ("rke2", "SimulatedAccelerators"): ["SimulatedAccelerators: gaie values inferencePool.modelServers.matchLabels",
                                         "Fix: make modelArtifacts.labels in ms-sim/values.yaml carry"],
     ("cloud", "SimulatedAccelerators"): ["SimulatedAccelerators: gaie values inferencePool.modelServers.matchLabels",
@@ -77,6 +81,8 @@ def fixture_images():
 
 
 def outcome(site, name):
+    if name in PLAN_REFUSED:
+        return "plan-refused"
     if (site, name) in REFUSED:
         return "refused"
     return "render-fails" if (site, name) in RENDER_FAILS else "deployed"
@@ -248,6 +254,17 @@ def test_the_refused_pairs_fail_before_anything_renders(tmp_path, site):
         if where == site:
             for part in parts:
                 assert part in text, (site, part, text[-4000:])
+    assert not os.path.exists(os.path.join(out, "plan.json")), "rendered although refused"
+
+
+@pytest.mark.parametrize("site", sorted(SITES))
+def test_the_plan_refuses_what_needs_both_knobs_before_anything_renders(tmp_path, site):
+    proc, out, _digests = render(tmp_path, site, "plan-refused")
+    assert proc.returncode != 0, proc.stdout[-4000:]
+    text = " ".join(proc.stdout.replace('\\"', '"').split())
+    for parts in PLAN_REFUSED.values():
+        for part in parts:
+            assert part in text, (site, part, text[-4000:])
     assert not os.path.exists(os.path.join(out, "plan.json")), "rendered although refused"
 
 

@@ -7,7 +7,7 @@ the fix the refusal names applied its pods are admitted by the real PodSecurity 
 The generative model (the lab's inference-sim STAND-IN behind the real llm-d charts, from the lab registry's OCI
 copies) gets `decode.containers[0].securityContext.capabilities.add: [SYS_NICE]`. The model namespaces enforce
 the default Pod Security level (baseline), which refuses SYS_NICE, and the values policy refuses added
-capabilities: first run, refused by the policy naming serving_stack_values_policy_allow and aips_pod_security, no
+capabilities: first run, refused by the plan's values policy naming aips_values_policy_allow and aips_pod_security, no
 namespace made; with only the allow-list entry, refused by the render before deploy (helm template of the real
 chart, the rendered pod against baseline), still no namespace; with both fixes as the message names them, the
 namespace enforces privileged, the API server admits the pods (no FailedCreate), they carry SYS_NICE and are Ready.
@@ -57,7 +57,7 @@ def test_sys_nice_is_refused_naming_both_knobs_and_after_the_fix_its_pods_are_ad
     assert ("Gen-%s: %s: %s = ['SYS_NICE'] is refused by the values policy (added-capabilities: "
             % (stack.suffix, stack.values_file("generative", "ms"), KEY)) in text, str(refused)
     assert "and by Pod Security baseline, the level the model namespaces enforce (aips_pod_security)" in text
-    assert "serving_stack_values_policy_allow with {model: %s, rule: added-capabilities, key: %s, reason: <why>}" % (
+    assert "aips_values_policy_allow with {model: %s, rule: added-capabilities, key: %s, reason: <why>}" % (
         stack.slug("generative"), KEY) in text
     assert "set aips_pod_security to {enforce: privileged, audit: restricted, warn: restricted}" in text
     assert stack.kube.get("namespace", namespace) is None, "nothing may be created"
