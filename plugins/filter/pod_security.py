@@ -19,17 +19,18 @@ def pod_security_labels(levels):
     return filter_call("pod_security_labels", pod_security.namespace_labels, levels)
 
 
-def model_namespace_definitions(records, levels):
-    """One Namespace definition per distinct namespace of ``records``, with the Pod Security labels of ``levels``."""
+def model_namespace_definitions(records, levels, existing=None):
+    """One Namespace definition per distinct namespace of ``records``, with the Pod Security labels of ``levels``.
+
+    A namespace not in ``existing`` (the names of the namespaces found on the cluster) is one the collection
+    creates: it also gets the collection's managed-by label, the mark removal deletes by. One that exists never
+    gets it (it is the site's; the label it already carries stays as it is)."""
     if not isinstance(records, list) or not all(isinstance(r, dict) and r.get("namespace") for r in records):
         raise AnsibleFilterError("model_namespace_definitions: expects a list of plan records (with namespace)")
-    labels = pod_security_labels(levels)
-    names = []
-    for record in records:
-        if record["namespace"] not in names:
-            names.append(record["namespace"])
-    return [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": dict(labels)}}
-            for name in names]
+    if existing is not None and not isinstance(existing, list):
+        raise AnsibleFilterError("model_namespace_definitions: existing must be a list of namespace names")
+    return filter_call("model_namespace_definitions", namespaces.definitions, records, pod_security_labels(levels),
+                       existing)
 
 
 def model_namespace_outcome(result, definitions, secrets=None):
