@@ -20,7 +20,7 @@ import time
 import pytest
 
 from ansible_collections.ai_platform.serving.tests.support.playbook import flat
-from ansible_collections.ai_platform.serving.tests.support.site import CacheSite, Site, pv_of, pvc_of
+from ansible_collections.ai_platform.serving.tests.support.site import CacheSite, Site, Stack, pv_of, pvc_of
 from ansible_collections.ai_platform.serving.tests.support.lab import real_chart_variables
 
 MANAGED_BY = "app.kubernetes.io/managed-by"
@@ -66,6 +66,8 @@ class SharedStack(Site):
         return {"generative": [], "embedder": [
             {"name": self.name(letter), "enabled": True, "nodeSelector": {}, "nameSpace": self.shared,
              "modelSource": self.artifact_source()} for letter in self.letters]}
+
+    query = Stack.query  # GET a URL from a pod in `default` (the query_secret fixture's pull secret)
 
     def variables(self, **overrides):
         extra = real_chart_variables(self.lab)
