@@ -108,7 +108,13 @@ def test_removal_with_storage_keeps_a_namespace_that_existed_before(found_site, 
     slug = site.slug("a")
     assert kube.get("pvc", pvc_of(slug), site.found) is not None
     policy = kube.get("networkpolicy", slug + "-model-jobs", site.found)
-    assert policy is not None
+    # it selects the pull Job's pods (the pull worked with it present), allows no ingress, egress to DNS and Harbor
+    job = kube.get("job", slug + "-model-pull", site.found)
+    template_labels = job["spec"]["template"]["metadata"]["labels"]
+    assert all(template_labels.get(k) == v for k, v in policy["spec"]["podSelector"]["matchLabels"].items())
+    assert policy["spec"]["policyTypes"] == ["Ingress", "Egress"] and not policy["spec"].get("ingress")
+    assert [rule.get("ports") for rule in policy["spec"]["egress"]][0] == [
+        {"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}]
 
     removed = site.remove("a")
     assert removed.rc == 0, str(removed)
@@ -128,6 +134,16 @@ def test_removal_with_storage_keeps_a_namespace_that_existed_before(found_site, 
     assert not os.path.exists(site.dir("a"))
 
 
+def serving_contexts(kube, namespace, slug):
+    """(pod securityContext, first container's securityContext, its probes) of each serving pod of ``slug``."""
+    found = []
+    for pod in kube.pods(namespace, "llm-d.ai/model=%s" % slug):
+        container = pod["spec"]["containers"][0]
+        found.append((pod["spec"].get("securityContext") or {}, container.get("securityContext") or {},
+                      sorted(k for k in ("startupProbe", "readinessProbe", "livenessProbe") if k in container)))
+    return found
+
+
 def ready_pods(kube, namespace, slug):
     pods = kube.pods(namespace, "llm-d.ai/model=%s" % slug)
     return [p for p in pods if any(c.get("type") == "Ready" and c.get("status") == "True"
@@ -144,6 +160,12 @@ def test_removing_one_of_two_models_sharing_a_namespace_leaves_the_other_serving
     assert ready_pods(kube, stack.shared, b), kube.run("get", "pods", "-n", stack.shared, check=False).stdout
     claim_b = kube.get("pvc", pvc_of(b), stack.shared)
     assert claim_b is not None
+    # the infinity stand-in serves under the secure defaults: non-root 65532, nothing escalated, its own probe kept
+    for pod_context, context, probes in serving_contexts(kube, stack.shared, b):
+        assert pod_context["runAsUser"] == 65532 and pod_context["runAsNonRoot"] is True
+        assert pod_context["seccompProfile"] == {"type": "RuntimeDefault"}
+        assert context["allowPrivilegeEscalation"] is False and context["capabilities"] == {"drop": ["ALL"]}
+        assert probes == ["readinessProbe"]
 
     started = time.monotonic()
     removed = stack.play("site.yml", "--tags", "serving", serving_stack_state="absent",
@@ -170,3 +192,22 @@ def test_removing_one_of_two_models_sharing_a_namespace_leaves_the_other_serving
     url = "http://ms-%s-embeddings.%s.svc.cluster.local:8200/v1/models" % (b, stack.shared)
     answer = stack.query(url)
     assert answer.returncode == 0 and "all-MiniLM-L6-v2" in answer.stdout, answer.stderr
+
+
+def test_the_lab_stand_in_servers_run_under_the_secure_defaults(stack_factory):
+    stack = stack_factory()
+    stack.publish()
+    started = time.monotonic()
+    run = stack.site()
+    assert run.rc == 0, str(run)
+    print("deploy of the lab's two models: %.0fs" % (time.monotonic() - started))
+    for category in ("generative", "embedder"):
+        namespace, slug = stack.namespace(category), stack.slug(category)
+        assert ready_pods(stack.kube, namespace, slug), category
+        contexts = serving_contexts(stack.kube, namespace, slug)
+        assert contexts, category
+        for pod_context, context, probes in contexts:
+            assert pod_context["runAsUser"] == 65532 and context["capabilities"] == {"drop": ["ALL"]}, category
+            # the sim gets the collection's probes on /health; the infinity stand-in keeps its own readiness probe
+            assert probes == (["livenessProbe", "readinessProbe", "startupProbe"] if category == "generative"
+                              else ["readinessProbe"]), category
