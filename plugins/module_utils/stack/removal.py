@@ -232,8 +232,8 @@ def decide(removed, plan_records, namespaces, objects, unlisted=None):
             continue
         reasons = []
         if not naming.created_by_collection(live):
-            reasons.append("the collection did not create it (no %s=%s label)" % (naming.LABEL_MANAGED_BY,
-                                                                                 naming.MANAGED_BY))
+            reasons.append("the collection did not create it (no %s=%s label)"
+                           % (naming.LABEL_MANAGED_BY, naming.MANAGED_BY))
         staying = [r for r in plan_records or [] if r.get("namespace") == namespace and r["slug"] not in removed_slugs]
         if staying:
             reasons.append("model%s %s of the plan still live%s in it" % (
@@ -243,8 +243,8 @@ def decide(removed, plan_records, namespaces, objects, unlisted=None):
         others = sorted(set(s for s in (other_model_slug(obj, removed_slugs) for obj in listed) if s)
                         - set(r["slug"] for r in staying))
         if others:
-            reasons.append("objects of model%s %s (not in this removal) are in it" % ("s" if len(others) > 1 else "",
-                                                                                     ", ".join(others)))
+            reasons.append("objects of model%s %s (not in this removal) are in it"
+                           % ("s" if len(others) > 1 else "", ", ".join(others)))
         claims = [r for r in records if (r.get("storage") or {}).get("mode") == "claim"]
         if claims:
             reasons.append("%s serve%s from a user-owned claim (%s), never deleted" % (
