@@ -44,11 +44,14 @@ def resource_name(slug, kind, namespace=None, release_name=None):
     return names[kind]
 
 
-def label_selectors(selection):
-    """The ``key=value`` selectors of one of naming.SELECTIONS (``managed``, ``model_cache``, ``release_digests``)."""
+def label_selectors(selection, slug=None):
+    """The ``key=value`` selectors of one of naming.SELECTIONS (``managed``, ``model_cache``, ``release_digests``),
+    narrowed to one model's objects when ``slug`` is given."""
     if selection not in naming.SELECTIONS:
         raise AnsibleFilterError("label_selectors: unknown selection %r; use one of %s"
                                  % (selection, ", ".join(sorted(naming.SELECTIONS))))
+    if slug:
+        return naming.model_selectors(selection, model_slug(slug))
     return naming.label_selectors(naming.SELECTIONS[selection])
 
 

@@ -10,7 +10,8 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims, manifests, namespaces, pod_security
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import (
+    claims, manifests, namespaces, network_policy, pod_security)
 from ansible_collections.ai_platform.serving.plugins.plugin_utils.filter_errors import filter_call
 
 
@@ -19,17 +20,18 @@ def pod_security_labels(levels):
     return filter_call("pod_security_labels", pod_security.namespace_labels, levels)
 
 
-def model_namespace_definitions(records, levels):
-    """One Namespace definition per distinct namespace of ``records``, with the Pod Security labels of ``levels``."""
+def model_namespace_definitions(records, levels, existing=None):
+    """One Namespace definition per distinct namespace of ``records``, with the Pod Security labels of ``levels``.
+
+    A namespace not in ``existing`` (the names of the namespaces found on the cluster) is one the collection
+    creates: it also gets the collection's managed-by label, the mark removal deletes by. One that exists never
+    gets it (it is the site's; the label it already carries stays as it is)."""
     if not isinstance(records, list) or not all(isinstance(r, dict) and r.get("namespace") for r in records):
         raise AnsibleFilterError("model_namespace_definitions: expects a list of plan records (with namespace)")
-    labels = pod_security_labels(levels)
-    names = []
-    for record in records:
-        if record["namespace"] not in names:
-            names.append(record["namespace"])
-    return [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": dict(labels)}}
-            for name in names]
+    if existing is not None and not isinstance(existing, list):
+        raise AnsibleFilterError("model_namespace_definitions: existing must be a list of namespace names")
+    return filter_call("model_namespace_definitions", namespaces.definitions, records, pod_security_labels(levels),
+                       existing)
 
 
 def model_namespace_outcome(result, definitions, secrets=None):
@@ -48,6 +50,18 @@ def model_clear_job(record, uid=pod_security.DEFAULT_UID, active_deadline_second
         raise AnsibleFilterError("model_clear_job: %s" % exc)
 
 
+def model_job_network_policies(records, dns_peers=None, registry=None, cluster_domain="cluster.local"):
+    """One NetworkPolicy per record: its Job pods (pull, clear, prune) may reach DNS and the registry only."""
+    if not isinstance(records, list) or not all(isinstance(r, dict) and r.get("slug") for r in records):
+        raise AnsibleFilterError("model_job_network_policies: expects a list of plan records")
+    for label, value in (("dns_peers", dns_peers), ("registry", registry)):
+        if value is not None and not (isinstance(value, list) and all(isinstance(v, dict) for v in value)):
+            raise AnsibleFilterError("model_job_network_policies: %s must be a list of mappings" % label)
+    return filter_call("model_job_network_policies", lambda: [
+        network_policy.job_network_policy(record, dns_peers or None, registry or None, cluster_domain or "cluster.local")
+        for record in records])
+
+
 def claim_users(objects, claim, skip_jobs=None):
     """``namespace/name`` of the pods or workloads that mount ``claim`` (the collection's Jobs left out)."""
     if not isinstance(objects, list):
@@ -62,5 +76,6 @@ class FilterModule(object):
             "model_namespace_definitions": model_namespace_definitions,
             "model_namespace_outcome": model_namespace_outcome,
             "model_clear_job": model_clear_job,
+            "model_job_network_policies": model_job_network_policies,
             "claim_users": claim_users,
         }

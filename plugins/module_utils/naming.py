@@ -134,6 +134,9 @@ SLUG_NAMES = {
     # the ConfigMap recording the digest each of a model's releases was deployed with (release_digest);
     # not a record name
     "release_digests": "{slug}-release-digests",
+    # the NetworkPolicy of the model's Job pods (pull, clear, prune: manifests.job_network_policy); not a
+    # record name
+    "job_network_policy": "{slug}-model-jobs",
 }
 
 
@@ -197,8 +200,17 @@ def endpoint_url(names, kind, cluster_domain, embeddings_port):
 
 
 def managed_labels():
-    """The label of every object the collection creates."""
+    """The label of every object the collection creates.
+
+    On a Namespace it means "created by the collection": model_namespaces puts it only on a namespace
+    that did not exist before (never on one it found), and removal deletes no other namespace."""
     return {LABEL_MANAGED_BY: MANAGED_BY}
+
+
+def created_by_collection(obj):
+    """True when ``obj`` (a Namespace, say) carries the collection's managed-by label."""
+    labels = ((obj or {}).get("metadata") or {}).get("labels") or {}
+    return labels.get(LABEL_MANAGED_BY) == MANAGED_BY
 
 
 def model_labels(slug, component=None):
@@ -217,6 +229,11 @@ SELECTIONS = {
     "model_cache": dict(managed_labels(), **{LABEL_COMPONENT: COMPONENT_MODEL_CACHE}),
     "release_digests": dict(managed_labels(), **{LABEL_COMPONENT: COMPONENT_RELEASE_DIGESTS}),
 }
+
+
+def model_selectors(selection, slug):
+    """The selectors of one SELECTIONS entry narrowed to one model (its slug label)."""
+    return label_selectors(dict(SELECTIONS[selection], **{LABEL_SLUG: slug}))
 
 
 def label_selectors(labels):

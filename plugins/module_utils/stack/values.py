@@ -54,7 +54,8 @@ import json
 from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan, naming
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import reference
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_marker
-from ansible_collections.ai_platform.serving.plugins.module_utils.stack import admission, chart_facts, offline, values_policy
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import (
+    admission, chart_facts, offline, pod_defaults, values_policy)
 
 MODEL_ROLES = ("decode", "prefill")
 OFFLINE_ENV = {"name": "HF_HUB_OFFLINE", "value": "1"}
@@ -336,6 +337,12 @@ DEFAULT_SETTINGS = {
     "monitors": True,
     # the Pod Security labels of the model namespaces: the values policy names the level a refused key needs
     "pod_security": {},
+    # secure defaults of the serving pods where the values set none (stack/pod_defaults.py); the role turns them on
+    "pod_security_context": False,
+    "pod_uid": pod_defaults.DEFAULT_UID,
+    "pod_probes": False,
+    "pod_probe_path": "/health",
+    "pod_requests": {},
 }
 
 
@@ -479,6 +486,13 @@ def air_gap_problems(record, releases, settings=None):
     return problems
 
 
+def serving_pod_defaults(ms, cfg):
+    """``ms`` with the serving pods' secure defaults of ``cfg`` (securityContext, probes, requests) where the
+    values set none (stack/pod_defaults.py)."""
+    return pod_defaults.apply(ms, cfg["pod_security_context"], cfg["pod_uid"], cfg["pod_probes"],
+                              cfg["pod_probe_path"], cfg["pod_requests"])
+
+
 def stack_spec(record, gaie_file, ms_file, settings=None):
     """Everything serving_stack applies for one plan record, computed before anything changes.
 
@@ -490,7 +504,8 @@ def stack_spec(record, gaie_file, ms_file, settings=None):
     cfg = _settings(settings)
     defaults = chart_facts.chart_defaults(chart_facts.MODELSERVICE, cfg["chart_dir"])[0]
     gaie = gaie_values(record, gaie_file, settings)
-    ms = modelservice_values(record, ms_file)
+    cfg = _settings(settings)
+    ms = serving_pod_defaults(modelservice_values(record, ms_file), cfg)
     infra = infra_values(record, settings)
     notes = []
     if serves_from_claim(record):

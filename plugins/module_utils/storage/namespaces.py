@@ -19,6 +19,8 @@ import base64
 import binascii
 import json
 
+from ansible_collections.ai_platform.serving.plugins.module_utils import naming
+
 REDACTED = "<redacted>"
 
 NAMESPACE_FIX = ("Fix: the kubeconfig's user must be allowed to create and patch namespaces "
@@ -27,6 +29,28 @@ SECRET_FIX = ("Fix: the kubeconfig's user must be allowed to create and patch se
               "pull robot (aips_harbor_hostname, aips_harbor_user, aips_harbor_token)")
 CALL_FIX = ("Fix: check the kubeconfig (model_namespaces_kubeconfig, aips_kubeconfig) and that the cluster's API "
             "answers")
+
+
+def definitions(records, labels, existing=None):
+    """One Namespace definition per distinct namespace of ``records`` (plan records) with ``labels``.
+
+    ``existing``: the names of the namespaces on the cluster, or None when unknown. A namespace not among them
+    is created by the collection and also gets its managed-by label (naming.managed_labels), which removal
+    requires before it deletes a namespace; one that exists (the site's, or one the collection made before) is
+    never given it. None (unknown) gives the label to none.
+    """
+    names = []
+    for record in records:
+        if record["namespace"] not in names:
+            names.append(record["namespace"])
+    found = set(existing) if existing is not None else None
+    made = []
+    for name in names:
+        own = dict(labels)
+        if found is not None and name not in found:
+            own.update(naming.managed_labels())
+        made.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": own}})
+    return made
 
 
 def _secret_strings(definitions, secrets):

@@ -26,7 +26,7 @@ def test_remove_with_storage_frees_only_its_directory(site, kube):
 
     preview = site.remove("a", check=True)
     assert preview.rc == 0, str(preview)
-    assert re.search(r"%s: would free [0-9.]+ [KMG]iB \(%d bytes\) on %s; removed %s"
+    assert re.search(r"%s: would free [0-9.]+ [KMG]iB \(%d bytes\) on %s; would remove %s"
                      % (site.slug("a"), size_a, re.escape(site.lab["AIPS_LAB_NODE"]), re.escape(site.dir("a"))),
                      flat(preview.output)), str(preview)
     assert os.path.isdir(site.dir("a")) and kube.get("pv", site.pv("a")) is not None
