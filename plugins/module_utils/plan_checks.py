@@ -277,6 +277,15 @@ def check_namespace(namespace, overridden, settings):
     return []
 
 
+def _host(registry):
+    """The host name of ``host[:port]``, lower case: the pull image on Harbor's host counts as Harbor's whatever port
+    either names (a Harbor reached on another port, the tests' relay in front of it); another host never does."""
+    host = registry.lower()
+    if host.startswith("["):
+        return host.split("]", 1)[0] + "]"
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
 def check_pull_image(image, slug, name, settings):
     """``[(field, value, problem, fix)]`` for the pull Job image: a reference, on Harbor on-prem.
 
@@ -290,7 +299,7 @@ def check_pull_image(image, slug, name, settings):
         return [(field, image, "the pull Job's ORAS image is not a usable reference: %s" % exc,
                  "write host/project/oras:<tag> (on-prem on %s)" % (settings.get("harbor_hostname") or "Harbor"))]
     harbor = settings.get("harbor_hostname")
-    if settings.get("cloud_provider") != "on-prem" or not harbor or parts["registry"].lower() == harbor.lower():
+    if settings.get("cloud_provider") != "on-prem" or not harbor or _host(parts["registry"]) == _host(harbor):
         return []
     model = {"slug": slug, "name": name}
     if values_policy.allowed(model, PULL_IMAGE_RULE, "oras_image", settings.get("values_policy_allow")):
