@@ -84,6 +84,9 @@ def test_rollback_goes_to_the_newest_revision_pulled_before_the_served_one_or_th
     assert pull_marker.rollback_target(revisions_annotations(V2, V1, V2, V3))[0]["digest"] == V1
     target, note = pull_marker.rollback_target(revisions_annotations(V1, V1, V2, V3))
     assert target is None and "keeps no revision pulled before the served one" in note
+    # the knobs a role reads (issue 26: it named model_storage_keep_revisions, which no role reads)
+    assert "aips_keep_revisions" in note and "serving_stack_keep_revisions" in note
+    assert "model_storage_keep_revisions" not in note
 
 
 def test_a_kept_jobs_old_revision_list_does_not_undo_a_prune():
