@@ -19,6 +19,8 @@ import copy
 import hashlib
 import json
 import os
+import re
+import shutil
 import subprocess
 
 import pytest
@@ -88,21 +90,23 @@ def outcome(site, name):
     return "render-fails" if (site, name) in RENDER_FAILS else "deployed"
 
 
-def models_of(site, wanted):
-    """The site's models, enabled when their outcome (deployed, refused, render-fails) is ``wanted``."""
+def models_of(site, wanted, names=None):
+    """The site's models, enabled when their outcome (deployed, refused, render-fails) is ``wanted``, or when their
+    name is in ``names``."""
     models = copy.deepcopy(SITES[site]["aips_models"])
     for entry in models["generative"]:
-        entry["enabled"] = outcome(site, entry["name"]) == wanted
+        entry["enabled"] = entry["name"] in names if names is not None else outcome(site, entry["name"]) == wanted
     return models
 
 
-def render(tmp_path, site, wanted):
+def render(tmp_path, site, wanted, models_dir=None, names=None):
     inventory = tmp_path / ("inventory-%s-%s" % (site, wanted))
     (inventory / "group_vars").mkdir(parents=True)
     (inventory / "hosts.yml").write_text(yaml.safe_dump({"all": {"children": {"serving": {"children": {"controller": {
         "hosts": {"localhost": {"ansible_connection": "local",
                                 "ansible_python_interpreter": "{{ ansible_playbook_python }}"}}}}}}}}))
-    group = dict(SITES[site], aips_models=models_of(site, wanted), aips_models_dir=os.path.join(GUIDES, "models"),
+    group = dict(SITES[site], aips_models=models_of(site, wanted, names),
+                 aips_models_dir=str(models_dir or os.path.join(GUIDES, "models")),
                  aips_harbor_token="{{ lookup('ansible.builtin.env', 'AIPS_HARBOR_TOKEN') }}")
     if group["aips_cloud_provider"] == "on-prem":
         group["aips_charts"] = "{{ aips_chart_mirrors | ai_platform.serving.stack_charts(aips_harbor_hostname) }}"
@@ -266,6 +270,37 @@ def test_the_plan_refuses_what_needs_both_knobs_before_anything_renders(tmp_path
         for part in parts:
             assert part in text, (site, part, text[-4000:])
     assert not os.path.exists(os.path.join(out, "plan.json")), "rendered although refused"
+
+
+@pytest.mark.parametrize("site", sorted(SITES))
+def test_the_pool_label_fix_the_refusal_names_renders_a_pool_that_selects_the_decode_pods(tmp_path, site):
+    """simulated-accelerators is refused (its pool selects no decode pod); the labels the message names, written
+    where it says, give a release whose InferencePool selects the rendered decode pods."""
+    models = tmp_path / "models"
+    shutil.copytree(os.path.join(GUIDES, "models"), str(models))
+    proc, _out, _digests = render(tmp_path, site, "pool-refused", models, ["SimulatedAccelerators"])
+    assert proc.returncode != 0, proc.stdout[-4000:]
+    text = " ".join(proc.stdout.replace('\\"', '"').split())
+    fix = re.search(r"Fix: make modelArtifacts.labels in (ms-[a-z0-9-]+)/values.yaml carry ([^ ]+=[^ ]+(?:, [^ ]+=[^ ]+)*)\.",
+                    text)
+    assert fix, text[-4000:]
+    folder, wanted = fix.groups()
+    path = models / "generative" / "SimulatedAccelerators" / folder / "values.yaml"
+    values = yaml.safe_load(path.read_text())
+    values.setdefault("modelArtifacts", {}).setdefault("labels", {}).update(
+        dict(pair.split("=", 1) for pair in wanted.split(", ")))
+    path.write_text(yaml.safe_dump(values))
+    proc, out, _digests = render(tmp_path, site, "pool-fixed", models, ["SimulatedAccelerators"])
+    assert proc.returncode == 0, proc.stdout[-6000:]
+    slug = folder[len("ms-"):]
+    pool = [d for d in manifests(out, slug, "gaie") if d["kind"] == "InferencePool"][0]
+    selector = pool["spec"]["selector"]["matchLabels"]
+    decode = [d for d in manifests(out, slug, "modelservice") if d["kind"] == "Deployment"
+              and d["metadata"]["name"].endswith("-decode")]
+    assert decode, "no decode Deployment rendered"
+    for deployment in decode:
+        labels = deployment["spec"]["template"]["metadata"]["labels"]
+        assert all(labels.get(k) == v for k, v in selector.items()), (selector, labels)
 
 
 @pytest.mark.parametrize("site, name", sorted(RENDER_FAILS))
