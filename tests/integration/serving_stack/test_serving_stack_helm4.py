@@ -44,8 +44,8 @@ def deployed4(lab, kube, tmp_path_factory, minilm_hub):
 
 
 def helm4_releases(stack, category):
-    """`helm4 list` of the model's namespace: {release name: (status, chart)}."""
-    out = subprocess.run(["helm4", "list", "-n", stack.namespace(category), "--all", "--output", "json",
+    """`helm4 list` of the model's namespace (Helm 4 lists every status without --all): {release name: (status, chart)}."""
+    out = subprocess.run(["helm4", "list", "-n", stack.namespace(category), "--output", "json",
                           "--kubeconfig", stack.lab["KUBECONFIG"]], env=dict(os.environ, **stack.lab), capture_output=True,
                          text=True, check=True).stdout
     return dict((r["name"], (r["status"], r["chart"])) for r in json.loads(out or "[]"))
