@@ -14,10 +14,14 @@ one report line per values file.
 
 An EPP whose scheduler loads its tokenizer from Hugging Face at run time (the precise-prefix-cache
 scorer's ``tokenizersPoolConfig`` with ``hf``, or without any local/UDS tokenizer, the indexer's
-default) or that is given a Hugging Face token fails on a cluster without internet.
-``epp_hub_findings`` finds both in a GAIE values file; on-prem they are problems (model, file, key,
-fix), on cloud warnings. inferencepool v1.2.0 cannot mount a volume into the EPP container, so a
-local tokenizer directory is no way out there; a scorer that needs no tokenizer is.
+default) or that is given a Hugging Face token fails on a cluster without internet. A ``uds``
+tokenizer is no way out: its tokenizer sidecar (``inferenceExtension.sidecar``, llm-d's
+``llm-d-uds-tokenizer``) downloads the tokenizer into an emptyDir when it starts, and inferencepool
+v1.2.0 mounts no volume into the EPP container, so the EPP cannot reach the sidecar's socket
+either. ``epp_hub_findings`` finds all three in a GAIE values file; on-prem they are problems
+(model, file, key, fix), on cloud warnings. For the same reason a local tokenizer directory is no
+way out on v1.2.0; a scorer that needs no tokenizer is, and every finding names it, so that the
+fixes applied together give an EPP that starts without Hugging Face.
 
 Pure functions on plain values.
 """
@@ -38,7 +42,8 @@ MODEL_ROLES = ("decode", "prefill")
 CONTAINER_LISTS = ("containers", "initContainers")
 # The fix every tokenizer finding names: the scorer of the same family that hashes text, not tokens.
 TOKENIZER_FIX = ("use prefix-cache-scorer (approximate prefix matching, no tokenizer) in place of "
-                 "precise-prefix-cache-scorer in that plugin config")
+                 "precise-prefix-cache-scorer in that plugin config, as its type and in the schedulingProfiles' "
+                 "pluginRef, without precise-prefix-cache-scorer's parameters")
 
 
 def _secret_token(entry):
@@ -140,6 +145,10 @@ def _downloads_from_hub(pool):
         return "its hf key makes the indexer download the tokenizer from Hugging Face"
     if pool.get("local") is None and pool.get("uds") is None and "hf" not in pool:
         return "it sets no local or uds tokenizer, so the indexer's default, a Hugging Face download, is used"
+    if pool.get("local") is None and pool.get("uds") is not None:
+        return ("its uds tokenizer is served by a tokenizer sidecar (inferenceExtension.sidecar) that downloads the "
+                "tokenizer from Hugging Face into an emptyDir when it starts, and inferencepool v1.2.0 mounts no "
+                "volume into the EPP container, so the EPP cannot reach the sidecar's socket")
     return None
 
 
@@ -162,9 +171,11 @@ def epp_hub_findings(record, gaie_file, files=None):
             why = _downloads_from_hub(pool)
             if why:
                 model = pool.get("modelName") if isinstance(pool, dict) else None
+                sidecar = " and remove inferenceExtension.sidecar" if "uds" in why else ""
                 findings.append("%s: inferenceExtension.pluginsCustomConfig[%s] %s: %s%s at run time, which a "
-                                "cluster without internet cannot reach. Fix: %s" % (
-                                    where, name, path, why, " (%s)" % model if model else "", TOKENIZER_FIX))
+                                "cluster without internet cannot reach. Fix: %s%s" % (
+                                    where, name, path, why, " (%s)" % model if model else "", TOKENIZER_FIX,
+                                    sidecar))
     for key, secret in epp_token_references(gaie_file or {}):
         findings.append("%s: %s from Secret %s gives the EPP a Hugging Face token, which only a tokenizer download "
                         "from Hugging Face at run time uses. Fix: remove that env entry and load no tokenizer from "

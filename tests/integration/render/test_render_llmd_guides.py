@@ -28,7 +28,7 @@ import yaml
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.image_plan import chart_lock, image_lock
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry.reference import normalize_image
-from ansible_collections.ai_platform.serving.tests.support import HARBOR, ROOT
+from ansible_collections.ai_platform.serving.tests.support import HARBOR, ROOT, epp_fix
 from ansible_collections.ai_platform.serving.tests.support.lab import CARRIED, CHART_MIRRORS
 
 from test_render_models import (  # pylint: disable=import-error
@@ -53,8 +53,12 @@ REFUSED = {
                                          "Fix: make modelArtifacts.labels in ms-sim/values.yaml carry"],
     ("rke2", "PrecisePrefixCacheAware"): ["PrecisePrefixCacheAware: ", "gaie-kv-events/values.yaml: "
                                           "inferenceExtension.env[0] (HF_TOKEN) from Secret llm-d-hf-token",
-                                          "Fix: remove that env entry"],
+                                          "Fix: remove that env entry",
+                                          "its uds tokenizer is served by a tokenizer sidecar",
+                                          "and remove inferenceExtension.sidecar"],
 }
+# One EPP finding as the play prints it: model, file, key, why, fix (up to the message's end in the JSON list).
+EPP_FINDING = re.compile(r"PrecisePrefixCacheAware: [^\"]*?gaie-kv-events/values\.yaml: [^\"]*?Fix: [^\"]*")
 # (site, model) -> Helm's error: values the values step passes that the pinned chart cannot render. The kv-events
 # GAIE file is written for inferencepool v1.3+ (sidecar.image a string); v1.2.0 reads sidecar.image.pullPolicy.
 # (On-prem its EPP token refuses it first.) Issue 26 defect 8: render before deploy reports this per model.
@@ -313,3 +317,34 @@ def test_values_the_pinned_chart_cannot_render_fail_with_helms_error(tmp_path, s
     assert RENDER_FAILS[(site, name)] in text, text[-4000:]
     assert "WARNING: %s: " % name in text and "inferenceExtension.env[0] (HF_TOKEN) from Secret llm-d-hf-token" in text
     assert "%s: " % name in text and "dropped inferenceExtension.env[0] (HF_TOKEN)" in text
+
+
+@pytest.mark.parametrize("site", sorted(SITES))
+def test_the_epp_fixes_the_messages_name_applied_render_an_epp_without_hugging_face(tmp_path, site):
+    """precise-prefix-cache-aware: on-prem refused before anything renders, on cloud warned and then refused by
+    the pinned chart (its sidecar); the fixes the messages name, applied as written to the user's GAIE file, give a
+    release that renders with the claim contract intact and an EPP that names no Secret, runs no sidecar and loads
+    no tokenizer."""
+    models = tmp_path / "models"
+    shutil.copytree(os.path.join(GUIDES, "models"), str(models))
+    proc, _out, _digests = render(tmp_path, site, "epp-refused", models, ["PrecisePrefixCacheAware"])
+    assert proc.returncode != 0, proc.stdout[-4000:]
+    text = " ".join(proc.stdout.replace('\\"', "'").split())
+    messages = sorted(set(m.strip() for m in EPP_FINDING.findall(text)))
+    assert len(messages) == 2, (messages, text[-6000:])
+    path = models / "generative" / "PrecisePrefixCacheAware" / "gaie-kv-events" / "values.yaml"
+    path.write_text(yaml.safe_dump(epp_fix.apply_named_fixes(yaml.safe_load(path.read_text()), messages)))
+    proc, out, digests = render(tmp_path, site, "epp-fixed", models, ["PrecisePrefixCacheAware"])
+    assert proc.returncode == 0, proc.stdout[-6000:]
+    assert "its uds tokenizer" not in proc.stdout and "HF_TOKEN" not in proc.stdout
+    docs = all_manifests(out, "kv-events")
+    epp = [d for d in docs if d["kind"] == "Deployment" and d["metadata"]["name"].endswith("-epp")]
+    assert len(epp) == 1, [d["metadata"]["name"] for d in docs if d["kind"] == "Deployment"]
+    pod = epp[0]["spec"]["template"]["spec"]
+    assert [c["name"] for c in pod["containers"]] == ["epp"], pod["containers"]
+    assert list(secret_references(pod)) == [], list(secret_references(pod))
+    config = [d for d in docs if d["kind"] == "ConfigMap" and "precise-prefix-cache-config.yaml" in (d.get("data") or {})]
+    assert config and "prefix-cache-scorer" in config[0]["data"]["precise-prefix-cache-config.yaml"]
+    assert "tokenizersPoolConfig" not in config[0]["data"]["precise-prefix-cache-config.yaml"]
+    for _name, _replicas, serving in pod_specs(d for d in docs if d["kind"] in SERVING_KINDS):
+        assert list(secret_references(serving)) == []

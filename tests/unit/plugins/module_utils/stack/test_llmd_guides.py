@@ -17,7 +17,7 @@ import yaml
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import plan
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values as sv
-from ansible_collections.ai_platform.serving.tests.support import ROOT
+from ansible_collections.ai_platform.serving.tests.support import ROOT, epp_fix
 
 GUIDES = os.path.join(ROOT, "tests", "fixtures", "llmd_guides")
 with open(os.path.join(GUIDES, "sites.yml")) as _sites:
@@ -26,15 +26,18 @@ with open(os.path.join(GUIDES, "sites.yml")) as _sites:
 # model -> serving pods the chart creates (decode + prefill replicas)
 PODS = {"InferenceScheduling": 8, "InferenceSchedulingCPU": 2, "PDDisaggregation": 5, "SimulatedAccelerators": 4,
         "PrecisePrefixCacheAware": 8}
-# (site, model) -> what refuses it (substrings of its one problem); absent: deploys
+# (site, model) -> what refuses it (per problem, substrings of it); absent: deploys
+POOL_REFUSED = [["inferencePool.modelServers.matchLabels", "select no decode pod",
+                 "Fix: make modelArtifacts.labels in ms-sim/values.yaml carry"]]
 REFUSED = {
-    ("rke2", "SimulatedAccelerators"): ["inferencePool.modelServers.matchLabels", "select no decode pod",
-                                        "Fix: make modelArtifacts.labels in ms-sim/values.yaml carry"],
-    ("cloud", "SimulatedAccelerators"): ["inferencePool.modelServers.matchLabels", "select no decode pod",
-                                         "Fix: make modelArtifacts.labels in ms-sim/values.yaml carry"],
-    ("rke2", "PrecisePrefixCacheAware"): ["gaie-kv-events/values.yaml: inferenceExtension.env[0] (HF_TOKEN) from "
-                                          "Secret llm-d-hf-token gives the EPP a Hugging Face token",
-                                          "Fix: remove that env entry"],
+    ("rke2", "SimulatedAccelerators"): POOL_REFUSED,
+    ("cloud", "SimulatedAccelerators"): POOL_REFUSED,
+    ("rke2", "PrecisePrefixCacheAware"): [
+        ["gaie-kv-events/values.yaml: inferenceExtension.pluginsCustomConfig[precise-prefix-cache-config.yaml] "
+         "plugins[1].parameters.indexerConfig.tokenizersPoolConfig: its uds tokenizer is served by a tokenizer sidecar",
+         "(Qwen/Qwen3-32B) at run time", "Fix: use prefix-cache-scorer", "and remove inferenceExtension.sidecar"],
+        ["gaie-kv-events/values.yaml: inferenceExtension.env[0] (HF_TOKEN) from Secret llm-d-hf-token gives the EPP "
+         "a Hugging Face token", "Fix: remove that env entry"]],
 }
 
 
@@ -113,12 +116,12 @@ def test_each_fixture_deploys_or_is_refused_naming_model_file_key_and_fix(site):
         if wanted is None:
             assert spec["problems"] == [], (name_of_site, name, spec["problems"])
             continue
-        assert len(spec["problems"]) == 1, (name_of_site, name, spec["problems"])
-        problem = spec["problems"][0]
-        assert problem.startswith(name + ": "), problem
-        assert "Fix: " in problem, problem
-        for part in wanted:
-            assert part in problem, (part, problem)
+        assert len(spec["problems"]) == len(wanted), (name_of_site, name, spec["problems"])
+        for problem, parts in zip(spec["problems"], wanted):
+            assert problem.startswith(name + ": "), problem
+            assert "Fix: " in problem, problem
+            for part in parts:
+                assert part in problem, (part, problem)
 
 
 def test_claim_served_pods_name_no_hugging_face_secret(site):
@@ -145,7 +148,9 @@ def test_an_epp_reaching_hugging_face_warns_on_cloud(site):
     name_of_site, _records, specs = site
     warnings = specs["PrecisePrefixCacheAware"]["warnings"]
     if name_of_site == "cloud":
-        assert len(warnings) == 1 and "gaie-kv-events/values.yaml: inferenceExtension.env[0] (HF_TOKEN)" in warnings[0]
+        assert len(warnings) == 2, warnings
+        assert "its uds tokenizer is served by a tokenizer sidecar" in warnings[0]
+        assert "gaie-kv-events/values.yaml: inferenceExtension.env[0] (HF_TOKEN)" in warnings[1]
     else:
         assert warnings == []
     assert all(spec["warnings"] == [] for name, spec in specs.items() if name != "PrecisePrefixCacheAware")
@@ -188,3 +193,26 @@ def test_no_message_names_an_image_the_user_did_not_write(site):
                 assert image in written, (name, image, problem)
                 checked += 1
     assert checked >= 2 * len(records), checked  # each image both off the registry and unpinned
+
+
+@pytest.mark.parametrize("name_of_site", sorted(SITES))
+def test_the_epp_fixes_the_refusals_name_applied_leave_nothing_that_reaches_hugging_face(name_of_site):
+    """Defect 2 through to its end: the fixes of every EPP finding (on-prem problems, cloud warnings) applied as
+    written give a GAIE values file with no finding, no token Secret and no sidecar, whose EPP config is still a
+    config the scheduler reads (the same plugins, the precise scorer swapped for the approximate one)."""
+    records, _problems = plan.build_plan(site_settings(name_of_site, without=PLAN_REFUSED))
+    record = [r for r in records if r["name"] == "PrecisePrefixCacheAware"][0]
+    gaie, ms = load(record["values_files"]["gaie"]), load(record["values_files"]["ms"])
+    spec = sv.stack_spec(record, gaie, ms, stack_settings(name_of_site))
+    messages = spec["problems"] if name_of_site == "rke2" else spec["warnings"]
+    assert len(messages) == 2, messages
+    fixed = epp_fix.apply_named_fixes(gaie, messages)
+    after = sv.stack_spec(record, fixed, ms, stack_settings(name_of_site))
+    assert after["problems"] == [] and after["warnings"] == [], after
+    extension = after["values"]["gaie"]["inferenceExtension"]
+    assert "sidecar" not in extension and "HF_TOKEN" not in json.dumps(extension), extension
+    config = yaml.safe_load(extension["pluginsCustomConfig"]["precise-prefix-cache-config.yaml"])
+    assert [p["type"] for p in config["plugins"]] == [
+        "single-profile-handler", "prefix-cache-scorer", "kv-cache-utilization-scorer", "queue-scorer",
+        "max-score-picker"], config
+    assert "tokenizersPoolConfig" not in json.dumps(config)

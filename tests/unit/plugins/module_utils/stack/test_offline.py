@@ -55,6 +55,9 @@ def test_a_literal_token_or_other_secret_env_stays():
     (["modelName: o/n", "hf:", "  tokenizersCacheDir: /tmp/t"], "its hf key makes the indexer download"),
     (["modelName: o/n"], "it sets no local or uds tokenizer, so the indexer's default"),
     (["modelName: o/n", "hf: {}"], "its hf key"),
+    (["modelName: o/n", "local: null", "hf: null", "uds:", "  socketFile: /tmp/t.socket"],
+     "its uds tokenizer is served by a tokenizer sidecar (inferenceExtension.sidecar) that downloads the tokenizer "
+     "from Hugging Face into an emptyDir when it starts, and inferencepool v1.2.0 mounts no volume into the EPP"),
 ])
 def test_an_epp_tokenizer_from_hugging_face_is_found(pool, why):
     findings = offline.epp_hub_findings(RECORD, plugin_config(pool))
@@ -63,14 +66,15 @@ def test_an_epp_tokenizer_from_hugging_face_is_found(pool, why):
                                   "[c.yaml] plugins[0].parameters.indexerConfig.tokenizersPoolConfig: " + why)
     assert "(o/n) at run time, which a cluster without internet cannot reach" in findings[0]
     assert "Fix: use prefix-cache-scorer" in findings[0]
+    # the uds finding's fix removes the sidecar too: nothing then reaches Hugging Face or a socket nobody serves
+    assert findings[0].endswith("and remove inferenceExtension.sidecar") == ("uds" in why), findings[0]
 
 
 @pytest.mark.parametrize("pool", [
-    ["modelName: o/n", "local: null", "hf: null", "uds:", "  socketFile: /tmp/t.socket"],
     ["modelName: o/n", "local:", "  autoDiscoveryDir: /models"],
     ["hf: null"],
 ])
-def test_a_local_or_uds_tokenizer_is_no_finding(pool):
+def test_a_local_tokenizer_is_no_finding(pool):
     assert offline.epp_hub_findings(RECORD, plugin_config(pool)) == []
 
 

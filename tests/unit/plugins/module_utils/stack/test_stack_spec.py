@@ -479,7 +479,8 @@ def test_a_claim_served_model_drops_its_hugging_face_token_secrets_with_a_note(r
         "Qwen3-0.6B-rke2: %s: inferenceExtension.env[0] (HF_TOKEN) from Secret llm-d-hf-token gives the EPP a Hugging "
         "Face token, which only a tokenizer download from Hugging Face at run time uses. Fix: remove that env entry "
         "and load no tokenizer from Hugging Face (use prefix-cache-scorer (approximate prefix matching, no tokenizer) "
-        "in place of precise-prefix-cache-scorer in that plugin config)" % rec["values_files"]["gaie"]]
+        "in place of precise-prefix-cache-scorer in that plugin config, as its type and in the schedulingProfiles' "
+        "pluginRef, without precise-prefix-cache-scorer's parameters)" % rec["values_files"]["gaie"]]
 
 
 def test_a_model_not_served_from_a_claim_keeps_its_token_secret():
