@@ -175,19 +175,16 @@ def _helm(module, *args):
 
 def helm_facts(module):
     """RV(helm) and, with a post-renderer, RV(post_renderer): what differs between the Helm majors."""
-    shown = _helm(module, "version", "--short").strip()
+    runner = getattr(module, "_module", module)  # AnsibleK8SModule wraps the AnsibleModule
     try:
-        major = helm_compat.helm_major(shown)
+        return helm_compat.probe(lambda args: runner.run_command([module.params["helm_binary"]] + args),
+                                 module.params["post_renderer"], module.params["post_renderer_plugins"])
+    except helm_compat.HelmCallError as error:
+        module.fail_json(msg="%s. Fix: check serving_stack_helm_binary and the kubeconfig (helm reads the cluster the "
+                         "same way as the other tasks)." % error)
     except helm_compat.HelmVersionError as error:
         module.fail_json(msg="%s: %s. Fix: point serving_stack_helm_binary at a Helm 3.19+ or Helm 4.3+ binary."
                          % (module.params["helm_binary"], error))
-    facts = dict(helm=dict(version=shown, major=major, list_args=helm_compat.list_all_args(major),
-                           apply=helm_compat.apply_options(major)))
-    if module.params["post_renderer"]:
-        plugins = _helm(module, "env", "HELM_PLUGINS").strip() if major >= 4 else ""
-        facts["post_renderer"] = helm_compat.post_renderer(
-            major, module.params["post_renderer"], module.params["post_renderer_plugins"] or "", plugins)
-    return facts
 
 
 def helm_releases(module, major):

@@ -218,29 +218,19 @@ def _environment(params):
     return env
 
 
-def _helm_out(module, env, *args):
-    """stdout of one short helm call (its version, its plugin path), or a failure naming the binary."""
-    # AnsibleK8SModule wraps the AnsibleModule, which runs commands
-    runner = getattr(module, "_module", module)
-    rc, out, err = runner.run_command([module.params["helm_binary"]] + list(args), environ_update=env)
-    if rc != 0:
-        module.fail_json(msg="%s %s failed (rc %d): %s. Fix: point serving_stack_helm_binary at a Helm 3.19+ or "
-                         "Helm 4.3+ binary." % (module.params["helm_binary"], args[0], rc, (err or out).strip()))
-    return out.strip()
-
-
 def post_renderer(module, env):
     """The ``--post-renderer`` value and its environment for the helm found (Helm 4: the plugin)."""
     params = module.params
     if not params["post_renderer"]:
         return None, {}
+    runner = getattr(module, "_module", module)  # AnsibleK8SModule wraps the AnsibleModule
     try:
-        major = helm_compat.helm_major(_helm_out(module, env, "version", "--short"))
-    except helm_compat.HelmVersionError as exc:
+        form = helm_compat.probe(
+            lambda args: runner.run_command([params["helm_binary"]] + args, environ_update=env),
+            params["post_renderer"], params["post_renderer_plugins"])["post_renderer"]
+    except (helm_compat.HelmCallError, helm_compat.HelmVersionError) as exc:
         module.fail_json(msg="%s: %s. Fix: point serving_stack_helm_binary at a Helm 3.19+ or Helm 4.3+ binary."
                          % (params["helm_binary"], exc))
-    plugins = _helm_out(module, env, "env", "HELM_PLUGINS") if major >= 4 else ""
-    form = helm_compat.post_renderer(major, params["post_renderer"], params["post_renderer_plugins"] or "", plugins)
     return form["arg"], form["env"]
 
 

@@ -27,6 +27,14 @@ class HelmVersionError(ValueError):
     """A helm whose version cannot be read or is outside the support matrix."""
 
 
+class HelmCallError(RuntimeError):
+    """A short helm call (its version, its plugin path) that failed: ``args``, ``rc`` and Helm's own words."""
+
+    def __init__(self, args, rc, text):
+        super(HelmCallError, self).__init__("helm %s failed (rc %d): %s" % (args[0], rc, text))
+        self.call, self.rc, self.text = args, rc, text
+
+
 def helm_major(version_text):
     """The major version of ``helm version --short`` output (``v3.19.5+g...``, ``v4.3.2``); refuses others."""
     match = re.match(r"^\s*v?(\d+)\.(\d+)\.(\d+)", version_text or "")
@@ -72,3 +80,25 @@ def post_renderer(major, script, plugins_dir, helm_plugins=""):
         return dict(arg=script, env={})
     dirs = [plugins_dir] + [d for d in (helm_plugins or "").split(os.pathsep) if d and d != plugins_dir]
     return dict(arg=POST_RENDERER_PLUGIN, env={"HELM_PLUGINS": os.pathsep.join(dirs)})
+
+
+def probe(run, post_renderer_script=None, plugins_dir=""):
+    """What one helm binary needs from a caller: ``{"helm": {version, major, list_args, apply}}`` and, when a
+    post-renderer script is given, ``"post_renderer": {arg, env}`` (:func:`post_renderer`).
+
+    ``run(args)`` runs the caller's helm with ``args`` and returns ``(rc, stdout, stderr)`` (each module runs Helm
+    its own way: the module's run_command with its environment). Two calls at most: ``version --short`` and, for
+    Helm 4 with a post-renderer, ``env HELM_PLUGINS``. Raises HelmCallError or HelmVersionError."""
+    def out(*args):
+        rc, stdout, stderr = run(list(args))
+        if rc != 0:
+            raise HelmCallError(args, rc, (stderr or stdout or "").strip())
+        return (stdout or "").strip()
+
+    shown = out("version", "--short")
+    major = helm_major(shown)
+    facts = dict(helm=dict(version=shown, major=major, list_args=list_all_args(major), apply=apply_options(major)))
+    if post_renderer_script:
+        plugins = out("env", "HELM_PLUGINS") if major >= 4 else ""
+        facts["post_renderer"] = post_renderer(major, post_renderer_script, plugins_dir or "", plugins)
+    return facts

@@ -70,3 +70,42 @@ def test_helm4_releases_apply_client_side_and_a_forced_one_is_force_alone():
     assert helm4["normal"] == dict(server_side="false")
     # kubernetes.core refuses force beside server_side; force alone is --server-side=false --force-replace on Helm 4
     assert helm4["forced"] == dict(force=True)
+
+
+class FakeHelm(object):
+    """helm as a table of answers, recording the calls."""
+
+    def __init__(self, answers):
+        self.answers, self.calls = answers, []
+
+    def __call__(self, args):
+        self.calls.append(args)
+        return self.answers[" ".join(args)]
+
+
+def test_probe_reads_the_version_and_for_helm_4_the_plugin_path_once():
+    helm = FakeHelm({"version --short": (0, "v4.3.2+g1\n", ""), "env HELM_PLUGINS": (0, "/other\n", "")})
+    facts = helm_compat.probe(helm, SCRIPT, PLUGINS)
+    assert facts["helm"] == dict(version="v4.3.2+g1", major=4, list_args=helm_compat.list_all_args(4),
+                                 apply=helm_compat.apply_options(4))
+    assert facts["post_renderer"] == dict(arg="aips-gateway-placement", env={"HELM_PLUGINS": PLUGINS + ":/other"})
+    assert helm.calls == [["version", "--short"], ["env", "HELM_PLUGINS"]]
+
+
+def test_probe_of_helm_3_asks_for_no_plugin_path_and_without_a_script_gives_no_post_renderer():
+    helm = FakeHelm({"version --short": (0, "v3.19.5+gabc", "")})
+    assert helm_compat.probe(helm, SCRIPT, PLUGINS)["post_renderer"] == dict(arg=SCRIPT, env={})
+    assert "post_renderer" not in helm_compat.probe(helm)
+    assert helm.calls == [["version", "--short"]] * 2
+
+
+@pytest.mark.parametrize("answers, error, words", [
+    ({"version --short": (1, "", "exec format error")}, helm_compat.HelmCallError, "helm version failed (rc 1): exec"),
+    ({"version --short": (0, "v2.17.0", "")}, helm_compat.HelmVersionError, "outside the support matrix"),
+    ({"version --short": (0, "v4.3.2", ""), "env HELM_PLUGINS": (2, "boom", "")}, helm_compat.HelmCallError,
+     "helm env failed (rc 2): boom"),
+])
+def test_probe_failures_say_which_call_and_why(answers, error, words):
+    with pytest.raises(error) as raised:
+        helm_compat.probe(FakeHelm(answers), SCRIPT, PLUGINS)
+    assert words in str(raised.value)
