@@ -191,7 +191,7 @@ def clear_claim(model, kube):
 
 def job_pull(env, kube, model, digest, concurrency, http2, verify=False):
     """One pull by the model_storage Job into an empty claim; its figures from the Job's log and the waits."""
-    from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import PullApi
+    from ansible_collections.ai_platform.serving.plugins.module_utils.k8s.runner import PullApi
     from ansible_collections.ai_platform.serving.plugins.module_utils.storage.pull_wait import PullWaiter
     from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
     import threading

@@ -3,7 +3,7 @@
 Every image is pushed under its air-gapped Harbor name and under the repository path of its
 cloud name; containerd serves the cloud registries (docker.io, ghcr.io, registry.k8s.io) from
 that path through its hosts.toml mirror. The product's images get both names from the
-collection's image plan (plugins/module_utils/image_plan.py over group_vars/all/images.yml),
+collection's image plan (plugins/module_utils/plan/images.py over group_vars/all/images.yml),
 so the lab serves them exactly where harbor_upload puts them.
 """
 
@@ -20,7 +20,7 @@ from . import build, log, oci
 from .config import HARBOR_HOST, HARBOR_USER, HOST_IP, REPO_ROOT, lab_paths
 
 PRODUCT_IMAGES = REPO_ROOT / "group_vars" / "all" / "images.yml"
-IMAGE_PLAN = "ansible_collections.ai_platform.serving.plugins.module_utils.image_plan"
+IMAGE_PLAN = "ansible_collections.ai_platform.serving.plugins.module_utils.plan.images"
 # The product images the lab builds a stand-in or a build of, and the versions.env key of the
 # version it builds: the tag images.yml carries must be that version.
 BUILT_VERSIONS = {

@@ -4,7 +4,7 @@
 """model_plan in the playbook's own process: the options checked against the module's argument spec, then the
 plan built where the playbook runs (the module's documented place: delegate_to localhost). It reads files only,
 so a module process of its own (about half a second of every run) buys nothing. Shared logic:
-plugins/module_utils/plan_task.py."""
+plugins/module_utils/plan/task.py."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -12,7 +12,7 @@ __metaclass__ = type
 
 from ansible.plugins.action import ActionBase
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan_task import argspec, plan_result
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.task import argspec, plan_result
 
 
 class ActionModule(ActionBase):

@@ -2,7 +2,7 @@
 # Copyright: (c) 2026, ai_platform.serving contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Filters of the image plan (module_utils/image_plan.py); docs in the <filter>.yml files beside this one."""
+"""Filters of the image plan (module_utils/plan/images.py); docs in the <filter>.yml files beside this one."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -10,7 +10,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan as plan
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import images as plan
 from ansible_collections.ai_platform.serving.plugins.plugin_utils.filter_errors import filter_call
 
 

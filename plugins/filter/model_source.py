@@ -10,7 +10,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import model_source as src
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import sources as src
 from ansible_collections.ai_platform.serving.plugins.module_utils.naming import slug_problem
 from ansible_collections.ai_platform.serving.plugins.plugin_utils.filter_errors import filter_call
 

@@ -10,8 +10,8 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import plan_records as records
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan import DEFAULT_HOSTPATH_ROOT
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import select as records
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.build import DEFAULT_HOSTPATH_ROOT
 
 
 def plan_records(plan, models=None, role="role"):

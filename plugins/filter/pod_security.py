@@ -11,7 +11,12 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import (
-    claims, manifests, namespaces, network_policy, pod_security)
+    claims,
+    manifests,
+    network_policy,
+)
+from ansible_collections.ai_platform.serving.plugins.module_utils.k8s import namespaces
+from ansible_collections.ai_platform.serving.plugins.module_utils.k8s import pod_security
 from ansible_collections.ai_platform.serving.plugins.plugin_utils.filter_errors import filter_call
 
 

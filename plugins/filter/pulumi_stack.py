@@ -16,8 +16,8 @@ import yaml
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.common.text.converters import to_text
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import safe_yaml
-from ansible_collections.ai_platform.serving.plugins.module_utils.stack import pulumi as ps
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import safe_yaml
+from ansible_collections.ai_platform.serving.plugins.module_utils.migrate import pulumi as ps
 
 
 class _IndentedDumper(yaml.SafeDumper):

@@ -14,7 +14,7 @@ author:
   - AI Platform team (@ai-platform)
 description:
   - Returns the parsed contents of each file (one element per term; an empty file is V({})), read by the
-    collection's one YAML reader (C(plugins/module_utils/safe_yaml.py)), as the model plan reads the values files.
+    collection's one YAML reader (C(plugins/module_utils/plan/safe_yaml.py)), as the model plan reads the values files.
   - Refuses, naming the file and never showing its contents, a file over 1 MiB (Helm keeps a release's values in
     one Secret of at most 1 MiB), more than 1000 aliases or 10^6 nodes once aliases are expanded (an alias bomb),
     nesting deeper than 64 levels, invalid YAML, and with O(root) a path that leaves O(root) once symlinks are
@@ -48,7 +48,7 @@ _raw:
 from ansible.errors import AnsibleLookupError
 from ansible.plugins.lookup import LookupBase
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import safe_yaml
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import safe_yaml
 
 
 class LookupModule(LookupBase):

@@ -73,11 +73,11 @@ problems:
   elements: str
 """
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import plan
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan_schema import STORAGE_CLAIM
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import build as plan
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.schema import STORAGE_CLAIM
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import run_module
+from ansible_collections.ai_platform.serving.plugins.module_utils.k8s.runner import run_module
 
 try:
     from kubernetes.dynamic.exceptions import NotFoundError

@@ -83,7 +83,7 @@ import time
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import lease as model_lease
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import run_module
+from ansible_collections.ai_platform.serving.plugins.module_utils.k8s.runner import run_module
 
 try:
     from kubernetes.dynamic.exceptions import ConflictError, NotFoundError

@@ -38,7 +38,7 @@ options:
         user-owned claim.
       - V(null) means no models. Any other value that is not a mapping is a problem naming C(aips_models)
         (the option takes any type so that the plan, not the option check, reports it).
-      - String fields are trimmed or refused as C(plugins/module_utils/plan_inputs.py) documents (a block
+      - String fields are trimmed or refused as C(plugins/module_utils/plan/inputs.py) documents (a block
         scalar's trailing newline never reaches a Job's env or an object name).
     type: raw
     default: {}
@@ -223,7 +223,7 @@ records:
           hostpath_node, hostpath_dir, oci (registry, repository, tag, digest, reference), model_uri, repo_id,
           oras_image, mount_path, working_dir, marker, model_artifacts_uri.
         - For V(claim) also claim, sub_path, namespace, model_artifacts_uri.
-        - The schema is C(plugins/module_utils/plan_schema.py)'s.
+        - The schema is C(plugins/module_utils/plan/schema.py)'s.
       type: dict
     model_artifacts_uri:
       description: The C(modelArtifacts.uri) for llm-d-modelservice (C(pvc+hf://...) or C(pvc://...)), or None.
@@ -243,7 +243,7 @@ problems:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan_task import argspec, plan_result
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.task import argspec, plan_result
 
 
 def main():

@@ -108,7 +108,7 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.args_common im
     pull_job_options,
     pull_job_settings_argspec,
 )
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import (
+from ansible_collections.ai_platform.serving.plugins.module_utils.k8s.runner import (
     PullApiError,
     apply_storage,
     remove_storage,

@@ -251,7 +251,7 @@ recovery:
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_marker, pull_wait
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import PullApi, run_module
+from ansible_collections.ai_platform.serving.plugins.module_utils.k8s.runner import PullApi, run_module
 
 # One Job's options, at the top level (one model) or in each element of ``jobs`` (many).
 JOB_KEYS = ("name", "namespace", "digest", "slug", "pvc", "pv")

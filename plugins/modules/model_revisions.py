@@ -67,7 +67,7 @@ pruned:
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.revisions import prune
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import PullApiError, run_module
+from ansible_collections.ai_platform.serving.plugins.module_utils.k8s.runner import PullApiError, run_module
 
 
 def argspec():

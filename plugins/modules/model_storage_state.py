@@ -137,7 +137,7 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.args_common im
     pull_job_settings_argspec,
 )
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import artifacts, manifests, settled
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import list_model_cache, run_module
+from ansible_collections.ai_platform.serving.plugins.module_utils.k8s.runner import list_model_cache, run_module
 
 
 def argspec():

@@ -138,7 +138,7 @@ import json
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import helm_compat, live_state
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import _dict, run_module
+from ansible_collections.ai_platform.serving.plugins.module_utils.k8s.runner import _dict, run_module
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.revisions import plan_prunes
 
 try:

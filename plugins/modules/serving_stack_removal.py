@@ -83,7 +83,7 @@ model_objects:
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import removal
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import _dict, run_module
+from ansible_collections.ai_platform.serving.plugins.module_utils.k8s.runner import _dict, run_module
 
 try:
     from kubernetes.dynamic.exceptions import DynamicApiError, NotFoundError, ResourceNotFoundError

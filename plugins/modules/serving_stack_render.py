@@ -171,7 +171,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import helm_compat, render
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import _dict, run_module
+from ansible_collections.ai_platform.serving.plugins.module_utils.k8s.runner import _dict, run_module
 
 try:
     import yaml

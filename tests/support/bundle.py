@@ -10,7 +10,7 @@ __metaclass__ = type
 
 import os
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.image_plan import image_plan
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.images import image_plan
 from ansible_collections.ai_platform.serving.tests.support import HARBOR, ROOT
 from ansible_collections.ai_platform.serving.tests.support import registry as lab_registry
 from ansible_collections.ai_platform.serving.tests.support.lab import CARRIED, UPSTREAM_CHARTS

@@ -21,7 +21,7 @@ import time
 import pytest
 import yaml
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.image_plan import stack_charts
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.images import stack_charts
 from ansible_collections.ai_platform.serving.tests.support import HARBOR, ROOT, hub
 from ansible_collections.ai_platform.serving.tests.support.playbook import run_role
 

@@ -23,7 +23,7 @@ import uuid
 
 import yaml
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.image_plan import oras_image
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.images import oras_image
 from ansible_collections.ai_platform.serving.tests.support import HARBOR, ROOT
 from ansible_collections.ai_platform.serving.tests.support.lab import CARRIED, GPU_TOLERATION, pod, publish, real_chart_variables
 from ansible_collections.ai_platform.serving.tests.support.playbook import ansible_playbook

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import yaml
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.image_plan import image_plan
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.images import image_plan
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack.values import image_references
 
 REPO = Path(__file__).resolve().parents[2]

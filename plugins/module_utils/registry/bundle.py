@@ -30,7 +30,7 @@ import tarfile
 import tempfile
 import time
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import safe_yaml
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import safe_yaml
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import oci_archive, oci_artifact
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import tools as registry
 from ansible_collections.ai_platform.serving.plugins.module_utils.sync import model_sync

@@ -51,7 +51,8 @@ __metaclass__ = type
 import copy
 import json
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan, naming
+from ansible_collections.ai_platform.serving.plugins.module_utils import naming
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import images as image_plan
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import reference
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_marker
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import (

@@ -16,7 +16,7 @@ import os
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import distribution
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry.reference import parse_oci_reference, pinned_reference
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry.transport import TransportError, open_url_transport
-from ansible_collections.ai_platform.serving.plugins.module_utils import safe_yaml
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import safe_yaml
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims
 
 

@@ -14,7 +14,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan_schema import ACCESS_RWO
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.schema import ACCESS_RWO
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.pull_marker import (
     ANNOTATION_DIGEST, ANNOTATION_REFERENCE)
 

@@ -20,10 +20,10 @@ import hashlib
 import json
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan_schema import ACCESS_RWO, STORAGE_HARBOR
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.schema import ACCESS_RWO, STORAGE_HARBOR
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import reference as oci_reference
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import tools as registry_tools
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pod_security
+from ansible_collections.ai_platform.serving.plugins.module_utils.k8s import pod_security
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.pull_marker import (
     ANNOTATED_KEYS, ANNOTATION_DIGEST, ANNOTATION_REFERENCE)
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.pull_script import (

@@ -16,9 +16,9 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan_schema import STORAGE_HARBOR
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.schema import STORAGE_HARBOR
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import manifests, pull_marker
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage.cluster import (
+from ansible_collections.ai_platform.serving.plugins.module_utils.k8s.runner import (
     _dict,
     claim_holder,
     run_claim_job,

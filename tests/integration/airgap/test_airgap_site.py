@@ -26,7 +26,7 @@ import time
 
 import yaml
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.image_plan import stack_charts
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.images import stack_charts
 from ansible_collections.ai_platform.serving.tests.support import HARBOR, hub
 from ansible_collections.ai_platform.serving.tests.support.bundle import (
     bundle_vars, closed_port, lab_images, offline_env, run_playbook)

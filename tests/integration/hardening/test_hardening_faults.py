@@ -16,7 +16,7 @@ __metaclass__ = type
 
 import time
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.image_plan import oras_image
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.images import oras_image
 from ansible_collections.ai_platform.serving.tests.support import HARBOR
 from ansible_collections.ai_platform.serving.tests.support.lab import CARRIED
 

@@ -26,7 +26,7 @@ import subprocess
 import pytest
 import yaml
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.image_plan import chart_lock, image_lock
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.images import chart_lock, image_lock
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry.reference import normalize_image
 from ansible_collections.ai_platform.serving.tests.support import HARBOR, ROOT, epp_fix
 from ansible_collections.ai_platform.serving.tests.support.lab import CARRIED, CHART_MIRRORS
@@ -37,7 +37,7 @@ from test_render_models import (  # pylint: disable=import-error
 GUIDES = os.path.join(ROOT, "tests", "fixtures", "llmd_guides")
 with open(os.path.join(GUIDES, "sites.yml")) as _sites:
     SITES = yaml.safe_load(_sites)
-# (site, model) -> substrings of the one message that refuses it; the unit test test_llmd_guides.py holds the same
+# (site, model) -> substrings of the one message that refuses it; the unit test test_values_llmd_guides.py holds the same
 # refused by the plan itself (its values policy, issue 27), naming both knobs: the plan task fails, nothing renders
 PLAN_REFUSED = {
     "InferenceSchedulingCPU": ["generative/InferenceSchedulingCPU: ", "ms-inference-scheduling-cpu/values.yaml",

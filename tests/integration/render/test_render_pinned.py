@@ -20,7 +20,7 @@ import subprocess
 
 import yaml
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.image_plan import chart_lock, image_lock
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.images import chart_lock, image_lock
 from ansible_collections.ai_platform.serving.tests.support import HARBOR, ROOT
 from ansible_collections.ai_platform.serving.tests.support.lab import CARRIED, CHART_MIRRORS
 

@@ -71,7 +71,7 @@ def test_source_filters():
 
 def test_hostpath_root_has_one_default():
     from ansible_collections.ai_platform.serving.plugins.filter import plan_records
-    from ansible_collections.ai_platform.serving.plugins.module_utils.plan import DEFAULT_HOSTPATH_ROOT
+    from ansible_collections.ai_platform.serving.plugins.module_utils.plan.build import DEFAULT_HOSTPATH_ROOT
     assert plan_records.hostpath_root("") == plan_records.hostpath_root(None) == DEFAULT_HOSTPATH_ROOT
     assert plan_records.hostpath_root("/srv/models") == "/srv/models"
     with pytest.raises(AnsibleFilterError, match="hostpath_root"):

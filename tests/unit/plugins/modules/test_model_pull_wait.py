@@ -14,7 +14,7 @@ import pytest
 import yaml
 from ansible.module_utils.testing import patch_module_args
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import cluster
+from ansible_collections.ai_platform.serving.plugins.module_utils.k8s import runner as cluster
 from ansible_collections.ai_platform.serving.plugins.modules import model_pull_wait
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "module_utils", "storage", "fixtures", "pull_wait")

@@ -16,7 +16,7 @@ import pytest
 import yaml
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import images as image_plan
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import oci_archive as oa
 from ansible_collections.ai_platform.serving.plugins.modules import chart_archive
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry.tools import RegistryError

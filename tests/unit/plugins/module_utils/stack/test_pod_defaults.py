@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import plan
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import build as plan
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import pod_defaults as pd
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values as sv
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pod_security
+from ansible_collections.ai_platform.serving.plugins.module_utils.k8s import pod_security
 
 REPO = Path(__file__).resolve().parents[5]
 HARBOR = "harbor.harbor.svc.cluster.local"

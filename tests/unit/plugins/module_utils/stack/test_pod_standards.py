@@ -12,7 +12,8 @@ import pytest
 import yaml
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import pod_standards as ps
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import manifests, pod_security
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import manifests
+from ansible_collections.ai_platform.serving.plugins.module_utils.k8s import pod_security
 from ansible_collections.ai_platform.serving.tests.support.storage_records import load_records
 
 CASES = yaml.safe_load((Path(__file__).parent / "fixtures" / "pod_security.yml").read_text())
@@ -69,7 +70,7 @@ def test_an_unknown_level_checks_nothing_and_ranks_loosest():
 
 
 def test_the_collections_own_jobs_pass_restricted():
-    """The pull Job's contexts (storage/pod_security.py) pass this reading of restricted as well as its own."""
+    """The pull Job's contexts (k8s/pod_security.py) pass this reading of restricted as well as its own."""
     pod = {"securityContext": pod_security.pod_security_context(),
            "containers": [{"name": "pull", "securityContext": pod_security.container_security_context()}],
            "volumes": [{"name": "cache", "persistentVolumeClaim": {"claimName": "c"}}]}

@@ -16,7 +16,7 @@ import yaml
 from ansible_collections.ai_platform.serving.plugins.filter import pod_security as flt
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import removal
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import namespaces
+from ansible_collections.ai_platform.serving.plugins.module_utils.k8s import namespaces
 
 with open(os.path.join(os.path.dirname(__file__), "fixtures", "removal_namespace.yml")) as handle:
     FIX = yaml.safe_load(handle)

@@ -97,7 +97,7 @@ def test_docker_hub_short_names_come_from_a_mirrored_docker_io():
 
 
 def test_a_short_name_is_pinned_by_the_lock_entry_of_its_full_name():
-    from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan
+    from ansible_collections.ai_platform.serving.plugins.module_utils.plan import images as image_plan
     digest = "sha256:" + "7" * 64
     plan = image_plan.image_plan([{"source": "docker.io/vllm/vllm-openai:v0.14.1-cu130", "project": "images"}],
                                  "harbor.local")

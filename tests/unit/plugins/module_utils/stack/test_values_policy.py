@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import plan_schema
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import schema as plan_schema
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values as sv
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values_policy as vp
 

@@ -6,9 +6,9 @@ import yaml
 from ansible_collections.ai_platform.serving.tests.support.plan_cases import case_settings, load_cases
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims, manifests
-from ansible_collections.ai_platform.serving.plugins.module_utils import plan_schema
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan import build_plan, serving_replicas
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan_checks import format_problems
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import schema as plan_schema
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.build import build_plan, serving_replicas
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.checks import format_problems
 
 CASES = load_cases()
 
@@ -28,7 +28,7 @@ def test_case_reports_exactly_the_expected_problems(tmp_path, case):
         assert format_problems(problems).startswith("The model plan has %d problem" % len(errors))
     elif "records" in case:
         assert len(records) == case["records"]
-    for record in records:  # the one record schema (plan_schema.py, model_plan's RETURN)
+    for record in records:  # the one record schema (plan/schema.py, model_plan's RETURN)
         assert plan_schema.record_problems(record) == [], record["slug"]
     shown = format_problems(problems) + "".join(str(p) for p in problems)
     for secret in case.get("never_shown") or []:

@@ -10,8 +10,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan import DEFAULT_HOSTPATH_ROOT, build_plan
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan_checks import format_problems
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.build import DEFAULT_HOSTPATH_ROOT, build_plan
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.checks import format_problems
 
 SETTINGS = ("models", "models_dir", "cloud_provider", "kubeconfig", "harbor_hostname", "harbor_user",
             "harbor_token", "gpu_toleration", "hostpath_root", "oras_version", "oras_image", "images", "sync_models",

@@ -7,7 +7,7 @@
 warning); ``format_problems`` is the one failure message listing every error. ``check_settings``
 checks the cluster settings (provider, on-prem credentials, the kubeconfig path, the GPU
 toleration, the models mapping); ``check_collisions`` and ``check_sync`` check the built records
-against each other and against ``model_sync_models``. plan.py checks each model entry and builds
+against each other and against ``model_sync_models``. plan/build.py checks each model entry and builds
 its record.
 """
 
@@ -18,9 +18,9 @@ __metaclass__ = type
 import fnmatch
 import re
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import model_source as src
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import sources as src
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan_schema import (
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.schema import (
     CATEGORIES, PROVIDERS, STORAGE_CLAIM, STORAGE_HARBOR)
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import reference
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values_policy

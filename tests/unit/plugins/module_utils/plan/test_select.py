@@ -7,7 +7,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import plan_records
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import select as plan_records
 
 
 def record(slug):

@@ -3,7 +3,7 @@
 
 import pytest
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan import build_plan
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.build import build_plan
 
 HARBOR = "harbor.harbor.svc.cluster.local"
 REF = HARBOR + "/ai-models/qwen3-0-6b:v1"

@@ -15,7 +15,7 @@ import tracemalloc
 
 import pytest
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import safe_yaml
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import safe_yaml
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import bundle
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import artifacts
 
@@ -55,7 +55,7 @@ def test_an_alias_bomb_is_refused_by_a_fresh_process_in_under_2_s_and_200_mb(tmp
     path.write_text(alias_bomb())
     code = textwrap.dedent("""
         import resource, sys, time
-        from ansible_collections.ai_platform.serving.plugins.module_utils import safe_yaml
+        from ansible_collections.ai_platform.serving.plugins.module_utils.plan import safe_yaml
         started = time.monotonic()
         try:
             safe_yaml.load_file(sys.argv[1])

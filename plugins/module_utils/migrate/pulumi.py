@@ -22,7 +22,7 @@ import os
 import re
 import shlex
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan_schema import CATEGORIES, MODEL_FIELDS, SOURCE_FIELDS
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.schema import CATEGORIES, MODEL_FIELDS, SOURCE_FIELDS
 
 PROJECT = "app-serving"
 

@@ -10,7 +10,7 @@ import re
 
 import yaml
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import plan_schema
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import schema as plan_schema
 from ansible_collections.ai_platform.serving.plugins.modules import model_plan
 
 

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan as ip
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import images as ip
 
-REPO = Path(__file__).resolve().parents[4]
+REPO = Path(__file__).resolve().parents[5]
 HARBOR = "harbor.harbor.svc.cluster.local"
 DIGEST = "sha256:" + "e" * 64
 
@@ -191,7 +191,7 @@ def test_the_pin_filters_through_the_filter_plugin():
 
 def test_a_docker_hub_alias_is_mirrored_as_docker_io():
     """Issue 26: the node mirror (registries.yaml) and the pins name Docker Hub as containerd does, docker.io."""
-    from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan as ip
+    from ansible_collections.ai_platform.serving.plugins.module_utils.plan import images as ip
     record = ip.image_plan([{"source": "index.docker.io/vllm/vllm-openai:v0.14.1-cu130", "project": "images"}],
                            "harbor.local")[0]
     assert record["upstream"] == "docker.io/vllm/vllm-openai" and record["mirror"]["upstream"] == "docker.io"

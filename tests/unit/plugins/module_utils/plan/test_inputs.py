@@ -12,11 +12,11 @@ import tracemalloc
 
 import pytest
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import plan_inputs
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan import build_plan
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan_checks import (
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import inputs as plan_inputs
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.build import build_plan
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.checks import (
     format_problems, harbor_namespace, protected_namespaces)
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan_task import plan_result
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.task import plan_result
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values_policy
 from ansible_collections.ai_platform.serving.tests.support.plan_cases import case_settings, load_cases
 
@@ -51,7 +51,7 @@ def test_block_scalar_newlines_never_reach_the_record(tmp_path):
 
 
 def test_clean_documents_its_rule_for_every_source_field():
-    from ansible_collections.ai_platform.serving.plugins.module_utils.plan_schema import SOURCE_FIELDS
+    from ansible_collections.ai_platform.serving.plugins.module_utils.plan.schema import SOURCE_FIELDS
     assert set(plan_inputs.TRIMMED_SOURCE_FIELDS) == set(SOURCE_FIELDS)
     for field in plan_inputs.TRIMMED_SOURCE_FIELDS + plan_inputs.TRIMMED_MODEL_FIELDS:
         assert field in plan_inputs.__doc__
@@ -67,7 +67,7 @@ def test_no_models_is_zero_models(tmp_path, models):
 
 def test_model_plan_argspec_lets_the_plan_name_the_variables():
     from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
-    from ansible_collections.ai_platform.serving.plugins.module_utils.plan_task import argspec
+    from ansible_collections.ai_platform.serving.plugins.module_utils.plan.task import argspec
     result = ArgumentSpecValidator(argspec()).validate(
         {"models": None, "models_dir": "/m", "gpu_toleration": [{"key": "a"}]})
     assert result.errors.errors == []
@@ -152,7 +152,7 @@ def test_no_message_contains_the_token(tmp_path, case):
 
 
 def test_the_values_policy_knows_the_plans_rule():
-    from ansible_collections.ai_platform.serving.plugins.module_utils.plan_checks import PULL_IMAGE_RULE
+    from ansible_collections.ai_platform.serving.plugins.module_utils.plan.checks import PULL_IMAGE_RULE
     assert PULL_IMAGE_RULE in values_policy.RULES
     assert values_policy.allow_problems([{"model": "m", "rule": PULL_IMAGE_RULE, "key": "oras_image",
                                           "reason": "lab"}]) == []

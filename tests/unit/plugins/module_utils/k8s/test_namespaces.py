@@ -7,7 +7,7 @@ import pytest
 
 from ansible_collections.ai_platform.serving.plugins.filter import pod_security as flt
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import pull_secret
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import namespaces
+from ansible_collections.ai_platform.serving.plugins.module_utils.k8s import namespaces
 
 TOKEN = "s3cr3t-robot-token"
 USER = "robot$pull"

@@ -32,7 +32,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan_checks import CLUSTER, Problem, setting_field
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.checks import CLUSTER, Problem, setting_field
 
 TRIMMED_MODEL_FIELDS = ("nameSpace", "releaseName")
 TRIMMED_SOURCE_FIELDS = ("harborRef", "modelUri", "storageSize", "storageClass", "accessMode", "hostpathNode",

@@ -7,7 +7,7 @@ import yaml
 
 from ansible_collections.ai_platform.serving.tests.support.plan_cases import ROOT
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.stack import pulumi as ps
+from ansible_collections.ai_platform.serving.plugins.module_utils.migrate import pulumi as ps
 
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "pulumi")
 CIPHERTEXT = "AAABAFakeRke2CipherTextUm9ib3RTZWNyZXRPbmx5UHVsdW1pQ2FuUmVhZA=="

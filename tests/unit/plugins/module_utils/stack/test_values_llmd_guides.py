@@ -15,7 +15,7 @@ import os
 import pytest
 import yaml
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import plan
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import build as plan
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values as sv
 from ansible_collections.ai_platform.serving.tests.support import ROOT, epp_fix
 

@@ -5,9 +5,9 @@ import pytest
 from ansible_collections.ai_platform.serving.tests.support.plan_cases import case_settings
 
 from ansible_collections.ai_platform.serving.plugins.filter import pod_security as flt
-from ansible_collections.ai_platform.serving.plugins.module_utils import plan
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import build as plan
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims, manifests, pull_script
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pod_security as ps
+from ansible_collections.ai_platform.serving.plugins.module_utils.k8s import pod_security as ps
 
 DIGEST = "sha256:" + "a" * 64
 SOURCE = {"harborRef": "harbor.harbor.svc.cluster.local/ai-models/e:v1", "modelUri": "hub/org/e",

@@ -2,7 +2,7 @@
 
 import pytest
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import model_source as src
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import sources as src
 
 DIGEST = "sha256:" + "ab" * 32
 

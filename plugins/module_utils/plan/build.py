@@ -7,8 +7,8 @@
 ``build_plan(settings)`` checks everything first and collects every problem
 (model, field, value, what is wrong, how to fix it) instead of stopping at the
 first. Roles apply the records; none derives a name or a path on its own.
-The record's fields are plan_schema.py's; the checks that are not one model
-entry's, and ``Problem``/``format_problems``, are plan_checks.py's.
+The record's fields are plan/schema.py's; the checks that are not one model
+entry's, and ``Problem``/``format_problems``, are plan/checks.py's.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -18,13 +18,15 @@ __metaclass__ = type
 import os
 import posixpath
 
-from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan
-from ansible_collections.ai_platform.serving.plugins.module_utils import model_source as src
-from ansible_collections.ai_platform.serving.plugins.module_utils import naming, plan_inputs, safe_yaml
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan_checks import (
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import images as image_plan
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import sources as src
+from ansible_collections.ai_platform.serving.plugins.module_utils import naming
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import inputs as plan_inputs
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import safe_yaml
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.checks import (
     CLUSTER, VARIABLE_PREFIX, Problem, check_collisions, check_namespace, check_pull_image, check_settings,
     check_sync, check_values_policy, setting_field)
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan_schema import (
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.schema import (
     ACCESS_MODES, ACCESS_RWO, ACCESS_RWX, CATEGORIES, MODEL_FIELDS, SOURCE_FIELDS, STORAGE_CLAIM, STORAGE_HARBOR,
     STORAGE_NONE)
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import reference

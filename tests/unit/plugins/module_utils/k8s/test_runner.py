@@ -12,7 +12,8 @@ import pytest
 from kubernetes.client.rest import ApiException
 from kubernetes.dynamic.exceptions import ForbiddenError, NotFoundError
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import cluster as pull_k8s, manifests, pull_marker
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import manifests, pull_marker
+from ansible_collections.ai_platform.serving.plugins.module_utils.k8s import runner as pull_k8s
 from ansible_collections.ai_platform.serving.tests.support.storage_records import load_records
 
 

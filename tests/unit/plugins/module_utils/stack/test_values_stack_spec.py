@@ -10,7 +10,7 @@ import yaml
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.ai_platform.serving.plugins.filter import serving_stack as flt
-from ansible_collections.ai_platform.serving.plugins.module_utils import plan
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import build as plan
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import pull_secret
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values as sv
 
@@ -368,7 +368,7 @@ def carried_images():
 
 
 def test_on_prem_images_are_rewritten_to_the_lock_digests(recs):
-    from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan
+    from ansible_collections.ai_platform.serving.plugins.module_utils.plan import images as image_plan
     rec = recs["qwen3-0-6b-rke2"]
     pins = image_plan.image_pins(image_plan.image_plan(carried_images(), HARBOR), PINS_LOCK)
     got = spec(rec, air_gapped=True, registry_host=HARBOR, mirrored_registries=["registry.k8s.io"], image_pins=pins)
@@ -383,7 +383,7 @@ def test_on_prem_images_are_rewritten_to_the_lock_digests(recs):
 
 
 def test_an_unpinned_image_on_prem_is_a_problem_naming_it_unless_allowed(recs):
-    from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan
+    from ansible_collections.ai_platform.serving.plugins.module_utils.plan import images as image_plan
     rec = recs["qwen3-0-6b-rke2"]
     lock = dict(PINS_LOCK)
     del lock["ghcr.io/llm-d/llm-d-cuda:v0.3.0"]
@@ -435,7 +435,7 @@ def test_the_render_refuses_what_acts_with_the_deploys_credentials(extra, rule):
 def test_messages_show_the_image_as_the_values_file_writes_it(recs):
     """Issue 26, defect 7: the air-gap check reads the values before the lock's digests are put in, so a pinned
     image off Harbor is reported by the tag the values file wrote, never by the @sha256: form the pin made."""
-    from ansible_collections.ai_platform.serving.plugins.module_utils import image_plan
+    from ansible_collections.ai_platform.serving.plugins.module_utils.plan import images as image_plan
     rec = recs["qwen3-0-6b-rke2"]
     ms = values(rec, "ms")
     ms["decode"]["containers"][0]["image"] = "ghcr.io/llm-d/llm-d-cuda:v0.3.0"
