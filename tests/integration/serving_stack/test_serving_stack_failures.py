@@ -13,6 +13,8 @@ __metaclass__ = type
 
 import os
 
+import pytest
+
 from ansible_collections.ai_platform.serving.tests.support import HARBOR
 
 
@@ -72,15 +74,17 @@ def test_values_the_real_chart_rejects_fail_before_anything_changes(stack_factor
     assert "Fix: set command" in run.output
 
 
-def test_a_release_the_chart_cannot_render_fails_before_any_change_naming_model_chart_and_helm_error(stack_factory):
+@pytest.mark.parametrize("check", [False, True], ids=["run", "check"])
+def test_a_release_the_chart_cannot_render_fails_before_any_change_naming_model_chart_and_helm_error(stack_factory, check):
     """A value only the chart checks (a container without an image): the render before deploy (helm template of
-    the real chart from the lab registry) fails with Helm's own error, before any release or namespace."""
+    the real chart from the lab registry) fails with Helm's own error, before any release or namespace; in --check
+    as well as in a real run (the render is read-only, so check mode runs it too)."""
     stack = stack_factory()
 
     def no_image(values):
         del values["decode"]["containers"][0]["image"]
     stack.edit_values("generative", "ms", no_image)
-    run = stack.site("--tags", "serving", aips_models={"generative": [
+    run = stack.site("--tags", "serving", check=check, aips_models={"generative": [
         {"name": stack.names["generative"], "enabled": True, "nodeSelector": {}}], "embedder": []})
     assert run.rc != 0, str(run)
     text = " ".join(run.output.split())
