@@ -166,7 +166,8 @@ def deployed(request, tmp_path_factory):
     assert proc.returncode == 0, proc.stdout[-8000:] + proc.stderr[-3000:]
     with open(os.path.join(out, "plan.json")) as handle:
         plan = json.load(handle)
-    return site, out, plan, digests, " ".join(proc.stdout.split())
+    # warnings (the GPU and monitor checks of the render) go to stderr
+    return site, out, plan, digests, " ".join((proc.stdout + " " + proc.stderr).split())
 
 
 def all_manifests(out, slug):
@@ -332,6 +333,42 @@ def test_notes_are_printed(deployed):
             assert " ".join(line.split()) in stdout
 
 
+def gpus_of(pod):
+    return sum(int(((c.get("resources") or {}).get("limits") or {}).get("nvidia.com/gpu") or 0)
+               for c in pod.get("containers") or [])
+
+
+def test_the_gpu_and_monitor_warnings_are_printed(deployed):
+    """Issue 26, B7: on-prem a hostPath claim pins every serving pod to one node, and the render (no cluster read)
+    warns with the GPUs that node must offer, counted from the rendered pods (InferenceScheduling 8 x 2 = 16,
+    PDDisaggregation 1 x 4 + 4 x 1 = 8); on cloud there is no such pin. Every guide renders Prometheus monitors,
+    and the render warns naming each of them and the switch serving_stack_monitors."""
+    site, out, plan, _digests, text = deployed
+    demand = {}
+    for record in plan["records"]:
+        docs = all_manifests(out, record["slug"])
+        total = sum(replicas * gpus_of(pod) for kind_name, replicas, pod in pod_specs(
+            manifests(out, record["slug"], "modelservice")) if kind_name.split("/")[0] in SERVING_KINDS)
+        node = record["storage"].get("hostpath_node")
+        pin = "[WARNING]: %s: its hostPath claim pins every replica to node %s, which must offer %d GPUs (" % (
+            record["name"], node, total)
+        if node and total:
+            demand[record["name"]] = total
+            assert pin in text, (site, pin, text[-6000:])
+            assert "could not check the node's allocatable nvidia.com/gpu (no cluster read)." in text
+        monitors = [d for d in docs if d["kind"] in ("PodMonitor", "ServiceMonitor")]
+        assert monitors, (site, record["name"])
+        for monitor in monitors:
+            assert "%s %s (" % (monitor["kind"], monitor["metadata"]["name"]) in text, (site, monitor["metadata"])
+        assert ("[WARNING]: %s: renders " % record["name"]) in text, (site, record["name"])
+    assert "could not check the cluster for the Prometheus Operator's CRDs they need (no cluster read). Without them " \
+        "Helm fails; serving_stack_monitors: false turns them off." in text
+    if plan["cloud_provider"] == "on-prem":
+        assert demand == {"InferenceScheduling": 16, "PDDisaggregation": 8}, demand
+    else:
+        assert demand == {} and "its hostPath claim pins" not in text
+
+
 @pytest.mark.parametrize("site", sorted(SITES))
 def test_the_refused_pairs_fail_before_anything_renders(tmp_path, site):
     proc, out, _digests = render(tmp_path, site, "refused")
@@ -424,10 +461,16 @@ def test_the_pool_label_fix_the_refusal_names_renders_a_pool_that_selects_the_de
 def test_values_the_pinned_chart_cannot_render_fail_with_helms_error(tmp_path, site, name):
     """The values step passes the pair (on cloud the EPP's Hugging Face token is a warning, its Secret dropped with a
     note, both printed first); `helm template` of the pinned chart then fails, naming the release."""
-    proc, _out, _digests = render(tmp_path, site, "render-fails")
+    proc, out, _digests = render(tmp_path, site, "render-fails")
     assert proc.returncode != 0, proc.stdout[-4000:]
     text = " ".join(proc.stdout.split())
     assert RENDER_FAILS[(site, name)] in text, text[-4000:]
+    values = os.path.join(GUIDES, "models", "generative", name, "gaie-kv-events", "values.yaml")
+    assert "%s: release gaie of chart inferencepool (" % name in text, text[-4000:]
+    assert "v1.2.0) does not render with helm template: Error:" in text, text[-4000:]
+    assert values in text, (values, text[-4000:])
+    assert "Nothing was installed" in text, text[-4000:]
+    assert not os.path.exists(os.path.join(out, "kv-events", "gaie.yaml")), "a manifest was written although it failed"
     assert "WARNING: %s: " % name in text and "inferenceExtension.env[0] (HF_TOKEN) from Secret llm-d-hf-token" in text
     assert "%s: " % name in text and "dropped inferenceExtension.env[0] (HF_TOKEN)" in text
 
@@ -464,3 +507,4 @@ def test_the_epp_fixes_the_messages_name_applied_render_an_epp_without_hugging_f
     assert "tokenizersPoolConfig" not in config[0]["data"]["precise-prefix-cache-config.yaml"]
     for _name, _replicas, serving in pod_specs(d for d in docs if d["kind"] in SERVING_KINDS):
         assert list(secret_references(serving)) == []
+
