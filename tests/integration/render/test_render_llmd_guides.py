@@ -7,9 +7,10 @@
 Each pair either renders with the contract intact (the claim read-only in every serving container, HF_HUB_CACHE
 and HF_HUB_OFFLINE, the plan's affinity and tolerations, harbor-creds, every image pinned by the lock's digest
 and on-prem from Harbor or a mirrored registry, no reference to a Secret nothing creates), or the play fails
-before rendering anything with a message naming the model, the file, the key and the fix. The plan's replica
-count equals the serving pods the chart renders (issue 26). The lock file is written here in load.yml's format
-(made-up digests: `helm template` pulls nothing)."""
+before rendering anything with a message naming the model, the file, the key and the fix; the fixes the messages
+name, applied as written, render with the same contract. The plan's replica count equals the serving pods the chart
+renders, for every ms fixture (issue 26). The lock file is written here in load.yml's format (made-up digests:
+`helm template` pulls nothing)."""
 
 from __future__ import absolute_import, division, print_function
 
