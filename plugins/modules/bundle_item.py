@@ -54,6 +54,15 @@ options:
   source_ref:
     description: Take the image from this skopeo transport reference (e.g. C(oci:/srv/mirror:epp-v1.2.0)) instead of C(docker://<image>).
     type: str
+  source_refs:
+    description:
+      - Skopeo transport references by image reference (playbooks/bundle.yml's C(aips_bundle_image_sources)); the
+        entry of O(image) is its O(source_ref) when that is not given.
+      - An image and a key name one image when they normalise alike, as the air-gap and lock checks compare images
+        (C(vllm/vllm-openai:v1) is C(docker.io/vllm/vllm-openai:v1), C(busybox:1.36) is
+        C(docker.io/library/busybox:1.36)).
+    type: dict
+    version_added: 0.1.0
   digest:
     description: Pinned manifest digest of an image, or sha256 of a chart tarball; the saved item must match it.
     type: str
@@ -197,7 +206,7 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.registry import bundle, oci_archive
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry import bundle, oci_archive, reference
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import tools as registry
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import registry_auth_argspec, tool_paths, typed
 from ansible_collections.ai_platform.serving.plugins.module_utils.sync.hf_cache import CacheError
@@ -218,7 +227,7 @@ def argspec():
         **typed("str", "name", "image", "source_ref", "digest", "archive_name", "project", "image_path", "version",
                 "chart", "repo_url", "destination"),
         **typed("path", "source_dir", "work_dir", "progress_file"),
-        **typed("dict", "model", "item"),
+        **typed("dict", "model", "item", "source_refs"),
         **tool_paths("skopeo", "helm", "oras")
     )
 
@@ -242,8 +251,16 @@ def model_params(params):
     return model
 
 
+def image_source_ref(params):
+    """The transport reference an image is read from: O(source_ref), else its O(source_refs) entry (None: its
+    registry)."""
+    return params.get("source_ref") or reference.image_lookup(params.get("source_refs"), params.get("image"))
+
+
 def save(module, params):
     kind = params["kind"]
+    if kind == "image":
+        params = dict(params, source_ref=image_source_ref(params))
     if kind == "model":
         return bundle.save_model(model_params(params), module.check_mode)
     target = params["image"] if kind == "image" else (params["chart"] or "").replace("oci://", "")

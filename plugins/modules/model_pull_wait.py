@@ -171,12 +171,13 @@ size:
   returned: success
   type: int
 files:
-  description: Layers (files) pulled.
+  description: The model's files (the snapshot's files, refs/main not counted), as model_sync's C(file_count) and
+    the lock file count them; the pull's log lines and the claim's C(files) annotation give the same count.
   returned: success
   type: int
 progress:
   description: The last line printed for the Job while waiting (by the action plugin), a progress line such as
-    C(812.0 MiB of 1.0 GiB (79%), 203.0 MiB/s, ETA 1s, 8 of 9 files) (files finished of the artifact's files) or the
+    C(812.0 MiB of 1.0 GiB (79%), 203.0 MiB/s, ETA 1s, 8 of 9 files) (files finished of the model's files) or the
     pull's summary line (C(pulled 1.0 GiB in 5s (204.8 MiB/s); verifying)); with O(jobs), in each entry of RV(pulls).
   returned: when a progress line was printed
   type: str
@@ -326,7 +327,8 @@ def outcome(client, api, waiter, params, job_params, elapsed, timeout):
         if ok:
             reused = marker.get("reused") == "true"
             result.update(
-                digest=marker["digest"], size=marker.get("size"), files=marker.get("files"), reused=reused,
+                digest=marker["digest"], size=marker.get("size"), files=pull_marker.model_file_count(marker),
+                reused=reused,
                 switched=marker.get("switched") == "true", pull_seconds=0 if reused else marker.get("pull_seconds", 0),
                 verify_seconds=0 if reused else marker.get("verify_seconds", 0), msg="%s %s" % (
                     ("switched to the revision kept on the volume, nothing pulled:"

@@ -149,6 +149,20 @@ def normalize_image(image):
     return text
 
 
+def image_lookup(mapping, image):
+    """The value ``mapping`` (``{image reference: value}``) holds for ``image``: the key written as ``image`` is,
+    else the one normalize_image resolves to the same image (``vllm/vllm-openai:v1`` and
+    ``index.docker.io/vllm/vllm-openai:v1`` are one image); None when no key names it."""
+    mapping = mapping or {}
+    if image in mapping:
+        return mapping[image]
+    wanted = normalize_image(image)
+    for key, value in mapping.items():
+        if isinstance(key, str) and normalize_image(key) == wanted:
+            return value
+    return None
+
+
 def image_registry(image):
     """The registry a node pulls ``image`` from (``docker.io`` for a short name); None when it does not parse."""
     try:

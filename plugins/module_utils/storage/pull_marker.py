@@ -11,6 +11,12 @@ one ``revision=<digest> <commit> <pulled_at> <tag>`` line per revision kept on t
 The result is then recorded as claim annotations (``pvc_annotations``), which the cache
 listing, the serving stack and the rollback read back (``annotations_marker``,
 ``claim_pull_record``, ``claim_revisions``, ``rollback_target``). Pure functions.
+
+Two file counts, one shown: the marker's ``files`` counts the artifact's layers, refs/main too, because the
+pull script's reuse check compares it with refs/main plus the snapshot on the claim; ``model_files`` (written
+by pulls since it was added) counts the model's files, the snapshot's, as model_sync's ``file_count`` and the
+lock file do. Every count a user reads is ``model_file_count``: the claim's ``files`` annotation, the cache
+listing, the wait's result and the pull's log lines.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -24,7 +30,7 @@ from ansible_collections.ai_platform.serving.plugins.module_utils import naming
 ANNOTATION_DIGEST = naming.annotation_key("digest")
 ANNOTATION_REFERENCE = naming.annotation_key("reference")
 # Marker keys published as PVC annotations (key -> annotation suffix).
-ANNOTATED_KEYS = ("digest", "reference", "tag", "commit", "size", "files", "pulled_at", "switched_at",
+ANNOTATED_KEYS = ("digest", "reference", "tag", "commit", "size", "files", "model_files", "pulled_at", "switched_at",
                   "architectures", "model_type", "torch_dtype", "transformers_version", "revisions")
 ANNOTATION_REVISIONS = naming.annotation_key("revisions")
 # Revisions a claim keeps beside the served one, by default (serving_stack prunes the rest after a rollout).
@@ -33,7 +39,7 @@ METADATA_KEYS = ("architectures", "model_type", "torch_dtype", "transformers_ver
 
 
 def parse_marker(text):
-    """``key=value`` lines -> dict (unknown lines ignored). Integers for size, files and seconds."""
+    """``key=value`` lines -> dict (unknown lines ignored). Integers for size, files, model_files and seconds."""
     result = {}
     revisions = []
     for line in (text or "").splitlines():
@@ -48,7 +54,7 @@ def parse_marker(text):
         result[key] = value.strip()
     if revisions:
         result["revisions"] = revisions
-    for key in ("size", "files", "pull_seconds", "verify_seconds"):
+    for key in ("size", "files", "model_files", "pull_seconds", "verify_seconds"):
         if key in result:
             try:
                 result[key] = int(result[key])
@@ -59,14 +65,31 @@ def parse_marker(text):
     return result
 
 
+def model_file_count(marker):
+    """The model's files of a parsed marker or claim record (what model_sync's ``file_count`` counts): its
+    ``model_files``; for a marker or claim recorded before that field was written, its ``files`` less refs/main
+    (the layer count the reuse check compares); None when neither is known."""
+    for key, less in (("model_files", 0), ("files", 1)):
+        try:
+            count = int((marker or {}).get(key))
+        except (TypeError, ValueError):
+            continue
+        return max(count - less, 0)
+    return None
+
+
 def model_metadata(marker):
     """The config.json facts of a parsed marker."""
     return dict((key, marker.get(key) or ([] if key == "architectures" else None)) for key in METADATA_KEYS)
 
 
 def pvc_annotations(marker):
-    """PVC annotations recording what the claim holds."""
+    """PVC annotations recording what the claim holds; ``files`` and ``model_files`` both the model's files
+    (``model_file_count``: what users read on the claim), the layer count stays in the marker on the claim."""
     annotations = {}
+    count = model_file_count(marker)
+    if count is not None:
+        marker = dict(marker, files=count, model_files=count)
     for key in ANNOTATED_KEYS:
         value = marker.get(key)
         if value in (None, "", []):
@@ -135,7 +158,8 @@ def rollback_target(annotations, digest=None):
 
 
 def annotations_marker(annotations):
-    """The reverse of pvc_annotations, for the cache listing."""
+    """The reverse of pvc_annotations, for the cache listing: ``files`` the model's files (also on a claim annotated
+    before ``model_files`` was, whose ``files`` counted refs/main)."""
     marker = {}
     prefix = naming.ANNOTATION_PREFIX
     for key, value in (annotations or {}).items():
@@ -144,6 +168,9 @@ def annotations_marker(annotations):
     parsed = parse_marker("\n".join("%s=%s" % item for item in sorted(marker.items())))
     if ANNOTATION_REVISIONS in (annotations or {}):
         parsed["revisions"] = claim_revisions(annotations)
+    count = model_file_count(parsed)
+    if count is not None:
+        parsed["files"] = count
     return parsed
 
 
@@ -162,6 +189,8 @@ def claim_pull_record(pvc):
                  if naming.annotation_key(key) in annotations)
     if "revisions" in found:
         found["revisions"] = claim_revisions(annotations)
+    if "files" in found or "model_files" in found:
+        found["files"] = model_file_count(found)
     slug = (meta.get("labels") or {}).get(naming.LABEL_SLUG)
     if slug is not None:
         found["slug"] = slug

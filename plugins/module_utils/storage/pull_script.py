@@ -29,6 +29,11 @@ PERMANENT_EXIT_CODE = 42
 # and the free space compared with the artifact's size before a byte is written to the
 # claim; "no space left" is permanent; the fast path checks file count and bytes
 # against the marker.
+#
+# File counts: the marker's files= counts the artifact's layers, refs/main too (the fast path and the
+# switch compare it with refs/main plus the snapshot on the claim, so markers already on claims stay
+# valid); every count a user reads (the log lines and model_files=, which the claim annotations show)
+# is the model's files, the snapshot's, as model_sync and the lock file count them.
 PULL_SCRIPT = r"""set -eu
 CACHE="$AIPS_CACHE_DIR"; HUB="$AIPS_WORKING_DIR"; MARKER="$AIPS_MARKER"
 REF="$AIPS_PINNED_REFERENCE"; WANT="$AIPS_DIGEST"
@@ -87,6 +92,10 @@ rev_bytes() {
   echo $(($(tree_bytes "$HUB/$1/snapshots/$2") + ${#2}))
 }
 field_of() { sed -n "s/^$1=//p" "$2" | head -n 1; }
+# the model's files of a revision count that holds refs/main too (rev_files, the marker's files=), for the logs
+model_count() {
+  if [ "${1:-0}" -gt 0 ] 2>/dev/null; then echo $(($1 - 1)); else echo 0; fi
+}
 # point refs/main at a commit, atomically (a rename)
 set_ref() {
   mkdir -p "$HUB/$1/refs"
@@ -98,13 +107,15 @@ human() {
     while (b >= 1024 && i < 5) { b /= 1024; i++ }
     if (i == 1) printf "%d %s", b, u[i]; else printf "%.1f %s", b, u[i] }'
 }
-# Files of the artifact that are finished in the staging dir: their size is their layer's size. oras (oras-go's
+# Model files of the artifact that are finished in the staging dir (refs/main is no model file): their size is
+# their layer's size. oras (oras-go's
 # file store) creates each file under its own name at the start of its download and writes it in place (no
 # temporary name, no preallocation), so a file present is a file started; its layer size is the manifest's
 # (layers.txt: digest size media-type unpack= title, the title last and possibly with spaces).
 finished_files() {
   (cd "$STAGE/hub" && find . -type f -exec stat -c '%s %n' {} + 2>/dev/null) | awk '
-    NR == FNR { title = $0; for (i = 0; i < 4; i++) sub(/^[^ ]* /, "", title); want[title] = $2; next }
+    NR == FNR { title = $0; for (i = 0; i < 4; i++) sub(/^[^ ]* /, "", title)
+                if (title !~ /\/refs\/main$/) want[title] = $2; next }
     { name = $0; sub("^[^ ]* [.]/", "", name); if ((name in want) && want[name] + 0 == $1 + 0) n++ }
     END { print n + 0 }' "$SCRATCH/layers.txt" -
 }
@@ -119,7 +130,7 @@ progress() {
     rate=$((got / secs)); pct=100; eta="unknown"
     [ "$total" -le 0 ] || pct=$((got * 100 / total))
     [ "$rate" -le 0 ] || eta="$(((total - got) / rate))s"
-    log "progress: $(human "$got") of $(human "$total") ($pct%), $(human "$rate")/s, ETA $eta, $files of $count files"
+    log "progress: $(human "$got") of $(human "$total") ($pct%), $(human "$rate")/s, ETA $eta, $files of $model_files files"
   done
 }
 # (AIPS_TEST_FREE_BYTES: the unit tests' stand-in for a full claim; busybox's df applet ignores PATH)
@@ -135,11 +146,12 @@ if [ -f "$MARKER" ] && grep -qx "digest=$WANT" "$MARKER" && [ -d "$HUB" ]; then
   served=$commit
   [ -z "$commit" ] || served=$(cat "$HUB/$folder/refs/main" 2>/dev/null || true)
   if [ "$have" = "${want:-x}" ] && [ "$bytes" = "${want_bytes:-x}" ] && [ "$served" = "$commit" ]; then
-    log "marker holds $WANT: the cache is current, nothing to pull (reusing the verified copy of $have files)"
+    log "marker holds $WANT: the cache is current, nothing to pull (reusing the verified copy of $(model_count "$have") files)"
     report "reused=true"
     exit 0
   fi
-  log "marker holds $WANT but hub/ has $have of its $want files, $bytes of its $want_bytes bytes: pulling afresh"
+  log "marker holds $WANT but hub/ has $(model_count "$have") of its $(model_count "$want") files, $bytes of its \
+$want_bytes bytes: pulling afresh"
 fi
 # a revision kept on the claim (an earlier pull, verified then): switch back to it without a download
 if [ -f "$REVS/$HEX" ] && [ -w "$CACHE" ]; then
@@ -147,7 +159,7 @@ if [ -f "$REVS/$HEX" ] && [ -w "$CACHE" ]; then
   have=$(rev_files "$folder" "$commit"); want=$(field_of files "$REVS/$HEX")
   bytes=$(rev_bytes "$folder" "$commit"); want_bytes=$(field_of size "$REVS/$HEX")
   if [ -n "$commit" ] && [ "$have" = "${want:-x}" ] && [ "$bytes" = "${want_bytes:-x}" ]; then
-    log "$WANT is kept on the claim (commit $commit, $have files): switching to it, nothing to download"
+    log "$WANT is kept on the claim (commit $commit, $(model_count "$have") files): switching to it, nothing to download"
     rm -f "$MARKER"
     set_ref "$folder" "$commit"
     { grep -v '^switched_at=' "$REVS/$HEX" | grep -v '^seq='; echo "switched_at=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -159,7 +171,8 @@ if [ -f "$REVS/$HEX" ] && [ -w "$CACHE" ]; then
     report "reused=true" "switched=true"
     exit 0
   fi
-  log "$WANT is recorded on the claim but its snapshot has $have of $want files, $bytes of $want_bytes bytes: pulling afresh"
+  log "$WANT is recorded on the claim but its snapshot has $(model_count "$have") of $(model_count "$want") files, \
+$bytes of $want_bytes bytes: pulling afresh"
   rm -f "$REVS/$HEX"
 fi
 if [ -f "$MARKER" ]; then
@@ -179,7 +192,7 @@ LAYERS='{{range .content.layers}}{{.digest}} {{printf "%.0f" .size}} {{.mediaTyp
 LAYERS="$LAYERS"'unpack={{with .annotations}}{{with index . "io.deis.oras.content.unpack"}}{{.}}{{end}}{{end}} '
 LAYERS="$LAYERS"'{{with .annotations}}{{with index . "org.opencontainers.image.title"}}{{.}}{{end}}{{end}}{{"\n"}}{{end}}'
 run_oras manifest fetch --format go-template="$LAYERS" "$REF" >"$SCRATCH/layers.txt"
-count=0; total=0; FOLDER=""; COMMIT=""
+count=0; model_files=0; total=0; FOLDER=""; COMMIT=""
 while read -r digest size mtype unpack title; do
   [ -n "$title" ] || fail 42 "layer $digest has no title"
   case "/$title/" in
@@ -206,7 +219,7 @@ while read -r digest size mtype unpack title; do
     snapshots/*/*)
       this_commit=${rest#snapshots/}; this_commit=${this_commit%%/*}
       [ -z "$COMMIT" ] || [ "$COMMIT" = "$this_commit" ] || fail 42 "the artifact holds two snapshots ($COMMIT, $this_commit)"
-      COMMIT=$this_commit ;;
+      COMMIT=$this_commit; model_files=$((model_files + 1)) ;;
     *) fail 42 "layer title '$title' is neither $this_folder/refs/main nor $this_folder/snapshots/<commit>/<file>" ;;
   esac
   count=$((count + 1)); total=$((total + size))
@@ -218,13 +231,13 @@ free=$(free_bytes); need=$((total + total / 100))
 if [ "$free" -lt "$need" ]; then
   kept="the claim is empty"
   [ -f "$MARKER" ] && kept="the verified copy ($(grep '^digest=' "$MARKER" || echo 'no digest')) and its marker are kept"
-  fail 42 "not enough free space on the claim: the pull needs $need bytes ($count files, $total bytes, plus 1%), \
+  fail 42 "not enough free space on the claim: the pull needs $need bytes ($model_files files, $total bytes, plus 1%), \
 $free are free; $kept. Grow modelSource.storageSize to hold both copies, or clear the claim (playbooks/cache.yml) first"
 fi
 rm -rf "$STAGE" "$OLD"
 mkdir -p "$STAGE/hub"
 started=$(date +%s)
-log "pulling $REF ($count files, $total bytes; $free bytes free)"
+log "pulling $REF ($model_files files, $total bytes; $free bytes free)"
 cd "$STAGE/hub"
 progress &
 PROGRESS=$!
@@ -255,7 +268,7 @@ if [ "${AIPS_VERIFY:-1}" = 1 ]; then
   done <"$SCRATCH/layers.txt"
 fi
 verified=$(date +%s)
-log "verified $count files, $total bytes in $((verified - pulled))s"
+log "verified $model_files files, $total bytes in $((verified - pulled))s"
 config=""
 for f in "$STAGE"/hub/models--*/snapshots/*/config.json; do [ -f "$f" ] && config="$f" && break; done
 field() {
@@ -307,6 +320,7 @@ mv "$STAGE/hub/$FOLDER/snapshots/$COMMIT" "$SNAP"
   echo "commit=$COMMIT"
   echo "size=$total"
   echo "files=$count"
+  echo "model_files=$model_files"
   echo "pulled_at=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "pull_seconds=$((pulled - started))"
   echo "verify_seconds=$((verified - pulled))"

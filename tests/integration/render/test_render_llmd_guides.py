@@ -7,9 +7,10 @@
 Each pair either renders with the contract intact (the claim read-only in every serving container, HF_HUB_CACHE
 and HF_HUB_OFFLINE, the plan's affinity and tolerations, harbor-creds, every image pinned by the lock's digest
 and on-prem from Harbor or a mirrored registry, no reference to a Secret nothing creates), or the play fails
-before rendering anything with a message naming the model, the file, the key and the fix. The plan's replica
-count equals the serving pods the chart renders (issue 26). The lock file is written here in load.yml's format
-(made-up digests: `helm template` pulls nothing)."""
+before rendering anything with a message naming the model, the file, the key and the fix; the fixes the messages
+name, applied as written, render with the same contract. The plan's replica count equals the serving pods the chart
+renders, for every ms fixture (issue 26). The lock file is written here in load.yml's format (made-up digests:
+`helm template` pulls nothing)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -26,8 +27,10 @@ import subprocess
 import pytest
 import yaml
 
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import build as plan_build
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan.images import chart_lock, image_lock
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry.reference import normalize_image
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import pod_standards
 from ansible_collections.ai_platform.serving.tests.support import HARBOR, ROOT, epp_fix
 from ansible_collections.ai_platform.serving.tests.support.lab import CARRIED, CHART_MIRRORS
 
@@ -66,6 +69,10 @@ RENDER_FAILS = {
     ("cloud", "PrecisePrefixCacheAware"): "inferencepool/templates/epp-deployment.yaml:33:35",
 }
 SERVING_KINDS = ("Deployment", "LeaderWorkerSet")
+MODELSERVICE_CHART = "llm-d-modelservice-v0.4.12.tgz"
+# the fix a values-policy refusal names, as its message writes it: the allow-list entry and the Pod Security mapping
+ALLOW_ENTRY = re.compile(r"aips_values_policy_allow with \{model: ([^,]+), rule: ([^,]+), key: ([^,]+), reason: <why>\}")
+POD_SECURITY = re.compile(r"set aips_pod_security to \{([^}]*)\}")
 
 
 def digest(text):
@@ -103,7 +110,26 @@ def models_of(site, wanted, names=None):
     return models
 
 
-def render(tmp_path, site, wanted, models_dir=None, names=None):
+def fixture_names():
+    """The model of every ms fixture (generative/<model>/ms-*/values.yaml)."""
+    root = os.path.join(GUIDES, "models", "generative")
+    return sorted(name for name in os.listdir(root)
+                  if any(folder.startswith("ms-") for folder in os.listdir(os.path.join(root, name))))
+
+
+def named_fixes(text):
+    """Every aips_values_policy_allow entry and the one aips_pod_security mapping the refusals in ``text`` name, as
+    group variables (the keys the messages name)."""
+    entries = sorted(set(ALLOW_ENTRY.findall(text)))
+    levels = set(POD_SECURITY.findall(text))
+    assert entries and len(levels) == 1, (entries, levels, text[-3000:])
+    return {"aips_values_policy_allow": [{"model": model, "rule": rule, "key": key,
+                                          "reason": "the render test applies the fix the refusal names"}
+                                         for model, rule, key in entries],
+            "aips_pod_security": dict(part.strip().split(": ", 1) for part in levels.pop().split(","))}
+
+
+def render(tmp_path, site, wanted, models_dir=None, names=None, group_vars=None):
     inventory = tmp_path / ("inventory-%s-%s" % (site, wanted))
     (inventory / "group_vars").mkdir(parents=True)
     (inventory / "hosts.yml").write_text(yaml.safe_dump({"all": {"children": {"serving": {"children": {"controller": {
@@ -111,7 +137,7 @@ def render(tmp_path, site, wanted, models_dir=None, names=None):
                                 "ansible_python_interpreter": "{{ ansible_playbook_python }}"}}}}}}}}))
     group = dict(SITES[site], aips_models=models_of(site, wanted, names),
                  aips_models_dir=str(models_dir or os.path.join(GUIDES, "models")),
-                 aips_harbor_token="{{ lookup('ansible.builtin.env', 'AIPS_HARBOR_TOKEN') }}")
+                 aips_harbor_token="{{ lookup('ansible.builtin.env', 'AIPS_HARBOR_TOKEN') }}", **(group_vars or {}))
     if group["aips_cloud_provider"] == "on-prem":
         group["aips_charts"] = "{{ aips_chart_mirrors | ai_platform.serving.stack_charts(aips_harbor_hostname) }}"
     (inventory / "group_vars" / "serving.yml").write_text(yaml.safe_dump(group))
@@ -141,7 +167,8 @@ def deployed(request, tmp_path_factory):
     assert proc.returncode == 0, proc.stdout[-8000:] + proc.stderr[-3000:]
     with open(os.path.join(out, "plan.json")) as handle:
         plan = json.load(handle)
-    return site, out, plan, digests, " ".join(proc.stdout.split())
+    # warnings (the GPU and monitor checks of the render) go to stderr
+    return site, out, plan, digests, " ".join((proc.stdout + " " + proc.stderr).split())
 
 
 def all_manifests(out, slug):
@@ -159,6 +186,46 @@ def pod_specs(docs):
                 template.get("workerTemplate") or template.get("leaderTemplate"))["spec"]
         elif doc["kind"] in ("Deployment", "StatefulSet", "ReplicaSet", "Job", "DaemonSet"):
             yield doc["kind"] + "/" + doc["metadata"]["name"], int(spec.get("replicas", 1)), spec["template"]["spec"]
+
+
+def serving_pods(docs):
+    """The decode and prefill pods the modelservice manifests ``docs`` create (replicas, times the group size of a
+    LeaderWorkerSet)."""
+    return sum(replicas for kind_name, replicas, _pod in pod_specs(docs)
+               if kind_name.split("/")[0] in SERVING_KINDS and kind_name.rsplit("-", 1)[-1] in ("decode", "prefill"))
+
+
+def assert_claim_contract(out, record, where):
+    """The contract in every pod the modelservice release of ``record`` renders: the claim read-only at
+    /model-cache, HF_HUB_CACHE and HF_HUB_OFFLINE, the plan's affinity and tolerations, harbor-creds."""
+    checked = 0
+    for kind_name, replicas, pod in pod_specs(manifests(out, record["slug"], "modelservice")):
+        if not replicas:
+            continue
+        checked += 1
+        volume = [v for v in pod["volumes"] if v["name"] == "model-storage"]
+        assert volume == [{"name": "model-storage", "persistentVolumeClaim": {
+            "claimName": record["storage"]["pvc"], "readOnly": True}}], (where, kind_name)
+        for container in pod["containers"]:
+            mounts = [m for m in container.get("volumeMounts") or [] if m["name"] == "model-storage"]
+            assert mounts == [{"name": "model-storage", "mountPath": "/model-cache", "readOnly": True}], (
+                where, kind_name, container["name"])
+            env = env_of(container)
+            assert env.get("HF_HUB_CACHE") == "/model-cache/hub" and env.get("HF_HUB_OFFLINE") == "1", (
+                where, kind_name, container["name"], env)
+        for container in pod.get("initContainers") or []:
+            if container["name"] != ROUTING_PROXY:
+                assert env_of(container).get("HF_HUB_OFFLINE") == "1", (where, container["name"])
+        assert pod["affinity"] == record["affinity"], (where, kind_name)
+        for toleration in record.get("tolerations") or []:
+            assert toleration in pod["tolerations"], (where, kind_name)
+        assert {"name": "harbor-creds"} in pod["imagePullSecrets"], (where, kind_name)
+    assert checked, (where, "no serving pod rendered")
+
+
+def fixed_plan(out):
+    with open(os.path.join(out, "plan.json")) as handle:
+        return json.load(handle)
 
 
 def secret_references(pod):
@@ -186,37 +253,52 @@ def test_the_deployable_pairs_render(deployed):
 def test_the_plan_counts_the_serving_pods_the_chart_renders(deployed):
     site, out, plan, _digests, _stdout = deployed
     for record in plan["records"]:
-        docs = manifests(out, record["slug"], "modelservice")
-        pods = sum(replicas for kind_name, replicas, _pod in pod_specs(docs)
-                   if kind_name.split("/")[0] in SERVING_KINDS
-                   and kind_name.rsplit("-", 1)[-1] in ("decode", "prefill"))
+        pods = serving_pods(manifests(out, record["slug"], "modelservice"))
         assert record["replicas"] == pods, (site, record["name"], record["replicas"], pods)
+
+
+@pytest.fixture(scope="module", params=sorted(SITES))
+def planned(request):
+    """The plan of every fixture on a site (plan.build, the chart defaults read from the real archive); the models
+    the plan refuses for their values policy are planned again with the fixes their refusals name."""
+    group = SITES[request.param]
+    settings = {"cloud_provider": group["aips_cloud_provider"], "kubeconfig": group.get("aips_kubeconfig"),
+                "harbor_hostname": group["aips_harbor_hostname"], "harbor_user": group["aips_harbor_user"],
+                "harbor_token": "render-test-token", "gpu_toleration": group.get("aips_gpu_toleration") or {},
+                "models_dir": os.path.join(GUIDES, "models"), "models": group["aips_models"],
+                "chart_dir": charts_dir(), "pod_security": {"enforce": "baseline", "warn": "restricted",
+                                                            "audit": "restricted"}}
+    records, problems = plan_build.build_plan(settings)
+    assert records == [] and problems, "the CPU guide is expected to be refused by the plan"
+    fixes = named_fixes(" ".join(str(p) for p in problems))
+    settings.update(values_policy_allow=fixes["aips_values_policy_allow"], pod_security=fixes["aips_pod_security"])
+    records, problems = plan_build.build_plan(settings)
+    assert not [p for p in problems if p.severity == "error"], [str(p) for p in problems]
+    return request.param, dict((r["name"], r) for r in records)
+
+
+@pytest.mark.parametrize("name", fixture_names())
+def test_the_plan_counts_the_serving_pods_helm_renders_for_every_fixture(planned, name):
+    """Issue 26, acceptance: for every ms fixture, as the user wrote it, `helm template` of llm-d-modelservice
+    v0.4.12 creates as many decode and prefill pods as the plan's replica count (deployed or refused later)."""
+    site, records = planned
+    assert name in records, (site, sorted(records))
+    record = records[name]
+    proc = subprocess.run([helm_binary(), "template", record["slug"], os.path.join(charts_dir(), MODELSERVICE_CHART),
+                           "-f", record["values_files"]["ms"], "--kube-version", KUBE_VERSION],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    docs = [doc for doc in yaml.safe_load_all(proc.stdout) if doc]
+    decode = [kind_name for kind_name, replicas, _pod in pod_specs(docs) if kind_name.endswith("-decode") and replicas]
+    assert decode, (site, name, [d["kind"] + "/" + d["metadata"]["name"] for d in docs])
+    pods = serving_pods(docs)
+    assert isinstance(record["replicas"], int) and record["replicas"] == pods, (site, name, record["replicas"], pods)
 
 
 def test_the_claim_contract_holds_in_every_serving_pod(deployed):
     site, out, plan, _digests, _stdout = deployed
     for record in plan["records"]:
-        where = "%s/%s" % (site, record["name"])
-        for kind_name, replicas, pod in pod_specs(manifests(out, record["slug"], "modelservice")):
-            if not replicas:
-                continue
-            volume = [v for v in pod["volumes"] if v["name"] == "model-storage"]
-            assert volume == [{"name": "model-storage", "persistentVolumeClaim": {
-                "claimName": record["storage"]["pvc"], "readOnly": True}}], (where, kind_name)
-            for container in pod["containers"]:
-                mounts = [m for m in container.get("volumeMounts") or [] if m["name"] == "model-storage"]
-                assert mounts == [{"name": "model-storage", "mountPath": "/model-cache", "readOnly": True}], (
-                    where, kind_name, container["name"])
-                env = env_of(container)
-                assert env.get("HF_HUB_CACHE") == "/model-cache/hub" and env.get("HF_HUB_OFFLINE") == "1", (
-                    where, kind_name, container["name"], env)
-            for container in pod.get("initContainers") or []:
-                if container["name"] != ROUTING_PROXY:
-                    assert env_of(container).get("HF_HUB_OFFLINE") == "1", (where, container["name"])
-            assert pod["affinity"] == record["affinity"], (where, kind_name)
-            for toleration in record.get("tolerations") or []:
-                assert toleration in pod["tolerations"], (where, kind_name)
-            assert {"name": "harbor-creds"} in pod["imagePullSecrets"], (where, kind_name)
+        assert_claim_contract(out, record, "%s/%s" % (site, record["name"]))
 
 
 def test_no_pod_names_a_secret_nothing_creates(deployed):
@@ -252,6 +334,42 @@ def test_notes_are_printed(deployed):
             assert " ".join(line.split()) in stdout
 
 
+def gpus_of(pod):
+    return sum(int(((c.get("resources") or {}).get("limits") or {}).get("nvidia.com/gpu") or 0)
+               for c in pod.get("containers") or [])
+
+
+def test_the_gpu_and_monitor_warnings_are_printed(deployed):
+    """Issue 26, B7: on-prem a hostPath claim pins every serving pod to one node, and the render (no cluster read)
+    warns with the GPUs that node must offer, counted from the rendered pods (InferenceScheduling 8 x 2 = 16,
+    PDDisaggregation 1 x 4 + 4 x 1 = 8); on cloud there is no such pin. Every guide renders Prometheus monitors,
+    and the render warns naming each of them and the switch serving_stack_monitors."""
+    site, out, plan, _digests, text = deployed
+    demand = {}
+    for record in plan["records"]:
+        docs = all_manifests(out, record["slug"])
+        total = sum(replicas * gpus_of(pod) for kind_name, replicas, pod in pod_specs(
+            manifests(out, record["slug"], "modelservice")) if kind_name.split("/")[0] in SERVING_KINDS)
+        node = record["storage"].get("hostpath_node")
+        pin = "[WARNING]: %s: its hostPath claim pins every replica to node %s, which must offer %d GPUs (" % (
+            record["name"], node, total)
+        if node and total:
+            demand[record["name"]] = total
+            assert pin in text, (site, pin, text[-6000:])
+            assert "could not check the node's allocatable nvidia.com/gpu (no cluster read)." in text
+        monitors = [d for d in docs if d["kind"] in ("PodMonitor", "ServiceMonitor")]
+        assert monitors, (site, record["name"])
+        for monitor in monitors:
+            assert "%s %s (" % (monitor["kind"], monitor["metadata"]["name"]) in text, (site, monitor["metadata"])
+        assert ("[WARNING]: %s: renders " % record["name"]) in text, (site, record["name"])
+    assert "could not check the cluster for the Prometheus Operator's CRDs they need (no cluster read). Without them " \
+        "Helm fails; serving_stack_monitors: false turns them off." in text
+    if plan["cloud_provider"] == "on-prem":
+        assert demand == {"InferenceScheduling": 16, "PDDisaggregation": 8}, demand
+    else:
+        assert demand == {} and "its hostPath claim pins" not in text
+
+
 @pytest.mark.parametrize("site", sorted(SITES))
 def test_the_refused_pairs_fail_before_anything_renders(tmp_path, site):
     proc, out, _digests = render(tmp_path, site, "refused")
@@ -277,6 +395,36 @@ def test_the_plan_refuses_what_needs_both_knobs_before_anything_renders(tmp_path
 
 
 @pytest.mark.parametrize("site", sorted(SITES))
+def test_the_cpu_guides_named_fix_renders_with_the_contract_and_pods_the_named_level_admits(tmp_path, site):
+    """inference-scheduling-cpu (SYS_NICE, seccomp Unconfined) is refused by the plan naming both knobs; both, set
+    as the refusals write them (every allow-list entry and the aips_pod_security mapping, parsed from the text), give
+    a release that renders through the real charts with the contract intact, its replicas the plan's, and decode
+    pods that keep what the guide asks and that Pod Security admits at the named level (and baseline does not)."""
+    proc, out, _digests = render(tmp_path, site, "plan-refused")
+    assert proc.returncode != 0, proc.stdout[-4000:]
+    text = " ".join(proc.stdout.replace('\\"', '"').split())
+    fixes = named_fixes(text)
+    assert sorted(e["rule"] for e in fixes["aips_values_policy_allow"]) == ["added-capabilities", "seccomp-unconfined"]
+    assert set(e["model"] for e in fixes["aips_values_policy_allow"]) == {"inference-scheduling-cpu"}
+    level = fixes["aips_pod_security"]["enforce"]
+    proc, out, _digests = render(tmp_path, site, "cpu-fixed", names=["InferenceSchedulingCPU"], group_vars=fixes)
+    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
+    (record,) = fixed_plan(out)["records"]
+    assert record["name"] == "InferenceSchedulingCPU"
+    assert_claim_contract(out, record, "%s/InferenceSchedulingCPU (named fix)" % site)
+    docs = manifests(out, record["slug"], "modelservice")
+    assert record["replicas"] == serving_pods(docs) == 2, (record["replicas"], serving_pods(docs))
+    decode = [(kind_name, pod) for kind_name, replicas, pod in pod_specs(docs) if replicas]
+    assert [kind_name.rsplit("-", 1)[-1] for kind_name, _pod in decode] == ["decode"], decode
+    for kind_name, pod in decode:
+        vllm = [c for c in pod["containers"] if c["name"] == "vllm"][0]
+        assert "SYS_NICE" in vllm["securityContext"]["capabilities"]["add"], (kind_name, vllm["securityContext"])
+        assert vllm["securityContext"]["seccompProfile"] == {"type": "Unconfined"}, (kind_name, vllm["securityContext"])
+        assert pod_standards.violations(pod, level) == [], (kind_name, level)
+        assert pod_standards.violations(pod, "baseline"), (kind_name, "baseline admits it: the fix was not needed")
+
+
+@pytest.mark.parametrize("site", sorted(SITES))
 def test_the_pool_label_fix_the_refusal_names_renders_a_pool_that_selects_the_decode_pods(tmp_path, site):
     """simulated-accelerators is refused (its pool selects no decode pod); the labels the message names, written
     where it says, give a release whose InferencePool selects the rendered decode pods."""
@@ -297,6 +445,9 @@ def test_the_pool_label_fix_the_refusal_names_renders_a_pool_that_selects_the_de
     proc, out, _digests = render(tmp_path, site, "pool-fixed", models, ["SimulatedAccelerators"])
     assert proc.returncode == 0, proc.stdout[-6000:]
     slug = folder[len("ms-"):]
+    (record,) = fixed_plan(out)["records"]
+    assert_claim_contract(out, record, "%s/SimulatedAccelerators (pool fix)" % site)
+    assert record["replicas"] == serving_pods(manifests(out, slug, "modelservice"))
     pool = [d for d in manifests(out, slug, "gaie") if d["kind"] == "InferencePool"][0]
     selector = pool["spec"]["selector"]["matchLabels"]
     decode = [d for d in manifests(out, slug, "modelservice") if d["kind"] == "Deployment"
@@ -311,10 +462,16 @@ def test_the_pool_label_fix_the_refusal_names_renders_a_pool_that_selects_the_de
 def test_values_the_pinned_chart_cannot_render_fail_with_helms_error(tmp_path, site, name):
     """The values step passes the pair (on cloud the EPP's Hugging Face token is a warning, its Secret dropped with a
     note, both printed first); `helm template` of the pinned chart then fails, naming the release."""
-    proc, _out, _digests = render(tmp_path, site, "render-fails")
+    proc, out, _digests = render(tmp_path, site, "render-fails")
     assert proc.returncode != 0, proc.stdout[-4000:]
     text = " ".join(proc.stdout.split())
     assert RENDER_FAILS[(site, name)] in text, text[-4000:]
+    values = os.path.join(GUIDES, "models", "generative", name, "gaie-kv-events", "values.yaml")
+    assert "%s: release gaie of chart inferencepool (" % name in text, text[-4000:]
+    assert "v1.2.0) does not render with helm template: Error:" in text, text[-4000:]
+    assert values in text, (values, text[-4000:])
+    assert "Nothing was installed" in text, text[-4000:]
+    assert not os.path.exists(os.path.join(out, "kv-events", "gaie.yaml")), "a manifest was written although it failed"
     assert "WARNING: %s: " % name in text and "inferenceExtension.env[0] (HF_TOKEN) from Secret llm-d-hf-token" in text
     assert "%s: " % name in text and "dropped inferenceExtension.env[0] (HF_TOKEN)" in text
 
@@ -337,6 +494,9 @@ def test_the_epp_fixes_the_messages_name_applied_render_an_epp_without_hugging_f
     proc, out, digests = render(tmp_path, site, "epp-fixed", models, ["PrecisePrefixCacheAware"])
     assert proc.returncode == 0, proc.stdout[-6000:]
     assert "its uds tokenizer" not in proc.stdout and "HF_TOKEN" not in proc.stdout
+    (record,) = fixed_plan(out)["records"]
+    assert_claim_contract(out, record, "%s/PrecisePrefixCacheAware (EPP fixes)" % site)
+    assert record["replicas"] == serving_pods(manifests(out, record["slug"], "modelservice"))
     docs = all_manifests(out, "kv-events")
     epp = [d for d in docs if d["kind"] == "Deployment" and d["metadata"]["name"].endswith("-epp")]
     assert len(epp) == 1, [d["metadata"]["name"] for d in docs if d["kind"] == "Deployment"]
@@ -348,3 +508,4 @@ def test_the_epp_fixes_the_messages_name_applied_render_an_epp_without_hugging_f
     assert "tokenizersPoolConfig" not in config[0]["data"]["precise-prefix-cache-config.yaml"]
     for _name, _replicas, serving in pod_specs(d for d in docs if d["kind"] in SERVING_KINDS):
         assert list(secret_references(serving)) == []
+

@@ -82,6 +82,7 @@ def test_a_single_job_returns_its_result_at_the_top_level_as_before(capsys, case
     cases["llm-d-a"] = "complete"
     out = run(capsys, name="a-model-pull", namespace="llm-d-a", digest=DIGEST, slug="a", timeout=5)
     assert not out.get("failed"), out
+    # the MiniLM artifact: 13 model files (model_sync's file_count), 14 layers with refs/main (the marker's files=)
     assert out["digest"] == DIGEST and out["size"] == 91618941 and out["files"] == 13 and out["reused"] is False
     assert out["pull_seconds"] == 3 and out["verify_seconds"] == 1 and out["state"] == "complete"
     assert out["metadata"]["architectures"] == ["BertModel"] and "pulls" not in out
@@ -94,6 +95,7 @@ def test_many_jobs_in_one_wait_return_each_models_result_in_order(capsys, cases)
     assert [p["slug"] for p in out["pulls"]] == ["a", "b"]
     for pull in out["pulls"]:
         assert pull["digest"] == DIGEST and pull["size"] == 91618941 and pull["files"] == 13
+        assert pull["annotations"]["ai-platform.serving/files"] == "13"
         assert pull["reused"] is False and pull["pull_seconds"] == 3 and pull["verify_seconds"] == 1
         assert pull["annotations"]["ai-platform.serving/digest"] == DIGEST
         assert pull["pvc"] == "%s-model" % pull["slug"] and pull["namespace"] == "llm-d-%s" % pull["slug"]

@@ -93,3 +93,29 @@ def test_split_image_and_registry():
     for bad in ("", "a b", "n@sha256:", "n:"):
         with pytest.raises(ValueError):
             ref_mod.split_image(bad)
+
+
+SOURCES = {"vllm/vllm-openai:v1": "oci:/srv/mirror:vllm-v1", "busybox:1.36": "oci:/srv/mirror:busybox",
+           "ghcr.io/llm-d/llm-d-cuda:v0.3.0": "oci:/srv/mirror:cuda"}
+
+
+@pytest.mark.parametrize("image, wanted", [
+    ("vllm/vllm-openai:v1", "oci:/srv/mirror:vllm-v1"),                    # the key as written
+    ("docker.io/vllm/vllm-openai:v1", "oci:/srv/mirror:vllm-v1"),          # the form image_plan and the lock use
+    ("index.docker.io/vllm/vllm-openai:v1", "oci:/srv/mirror:vllm-v1"),
+    ("docker.io/library/busybox:1.36", "oci:/srv/mirror:busybox"),
+    ("ghcr.io/llm-d/llm-d-cuda:v0.3.0", "oci:/srv/mirror:cuda"),
+    ("vllm/vllm-openai:v2", None),                                         # another tag is another image
+    ("ghcr.io/vllm/vllm-openai:v1", None),                                 # another registry too
+    ("not an image", None),
+])
+def test_image_lookup_finds_an_entry_by_the_image_it_names(image, wanted):
+    """bundle.yml's aips_bundle_image_sources: a Docker Hub short name key matches its fully qualified image."""
+    assert ref_mod.image_lookup(SOURCES, image) == wanted
+
+
+def test_image_lookup_prefers_the_key_written_as_the_image_and_takes_no_mapping():
+    both = {"docker.io/library/busybox:1.36": "full", "busybox:1.36": "short"}
+    assert ref_mod.image_lookup(both, "busybox:1.36") == "short"
+    assert ref_mod.image_lookup(both, "docker.io/library/busybox:1.36") == "full"
+    assert ref_mod.image_lookup(None, "busybox:1.36") is None and ref_mod.image_lookup({}, "busybox") is None

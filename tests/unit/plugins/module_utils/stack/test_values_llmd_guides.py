@@ -9,6 +9,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import hashlib
 import json
 import os
 
@@ -16,8 +17,10 @@ import pytest
 import yaml
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan import build as plan
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import images as image_plan
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry.reference import normalize_image
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values as sv
-from ansible_collections.ai_platform.serving.tests.support import ROOT, epp_fix
+from ansible_collections.ai_platform.serving.tests.support import HARBOR, ROOT, epp_fix
 
 GUIDES = os.path.join(ROOT, "tests", "fixtures", "llmd_guides")
 with open(os.path.join(GUIDES, "sites.yml")) as _sites:
@@ -175,15 +178,26 @@ def test_the_claim_contract_holds_in_the_values(site):
 
 
 def test_no_message_names_an_image_the_user_did_not_write(site):
-    """Defect 7: on-prem without a lock every image is reported unpinned, each as its values file writes it (the
-    GAIE hub/name:tag joined as the chart joins it); no @sha256: form appears."""
+    """Defect 7: on-prem with a lock that pins about half of the images, every image is reported as its values file
+    writes it (the GAIE hub/name:tag joined as the chart joins it): the pinned ones off the registry by their tag,
+    never by the @sha256: form the lock's pin makes of them, the others also as unpinned."""
     name_of_site, records, _specs = site
     written = set()
     for record in records.values():
         for kind in ("gaie", "ms"):
             written.update(image for _where, image in sv.image_references(load(record["values_files"][kind])))
-    settings = dict(stack_settings(name_of_site), air_gapped=True, allow_unpinned=False, mirrored_registries=[])
-    checked = 0
+    pinned = set(sorted(written)[::2])
+    assert pinned and written - pinned, written
+    carried = image_plan.image_plan([{"source": normalize_image(image), "project": "images-llmd"}
+                                     for image in sorted(written)], HARBOR)
+    lock = dict((normalize_image(image), {"digest": "sha256:" + hashlib.sha256(image.encode()).hexdigest()})
+                for image in pinned)
+    pins = image_plan.image_pins(carried, lock)
+    assert all(image_plan.pin_image(image, pins) for image in pinned)
+    assert not any(image_plan.pin_image(image, pins) for image in written - pinned)
+    settings = dict(stack_settings(name_of_site), air_gapped=True, allow_unpinned=False, mirrored_registries=[],
+                    image_pins=pins)
+    off_registry, unpinned = set(), set()
     for name, record in records.items():
         spec = sv.stack_spec(record, load(record["values_files"]["gaie"]), load(record["values_files"]["ms"]), settings)
         for problem in spec["problems"] + spec["warnings"]:
@@ -191,8 +205,10 @@ def test_no_message_names_an_image_the_user_did_not_write(site):
             if " = " in problem and ("is not pinned" in problem or " is not in " in problem):
                 image = problem.split(" = ", 1)[1].split(" is not ", 1)[0]
                 assert image in written, (name, image, problem)
-                checked += 1
-    assert checked >= 2 * len(records), checked  # each image both off the registry and unpinned
+                (unpinned if "is not pinned" in problem else off_registry).add(image)
+    # every image is off the registry (none mirrored), reported by its tag, pinned or not; only the others unpinned
+    assert off_registry == written, sorted(written - off_registry)
+    assert unpinned == written - pinned, (sorted(unpinned), sorted(written - pinned))
 
 
 @pytest.mark.parametrize("name_of_site", sorted(SITES))

@@ -30,8 +30,11 @@ def test_parse_marker_and_annotations():
     assert annotations["ai-platform.serving/architectures"] == "BertModel,Other"
     assert annotations["ai-platform.serving/transformers-version"] == "4.8.2"
     assert "ai-platform.serving/torch-dtype" not in annotations
+    # a marker written before model_files=: its files= counted refs/main, the claim shows the model's files
+    assert annotations["ai-platform.serving/files"] == annotations["ai-platform.serving/model-files"] == "2"
     back = pull_marker.annotations_marker(annotations)
     assert back["digest"] == DIGEST and back["size"] == 12 and back["architectures"] == ["BertModel", "Other"]
+    assert back["files"] == 2
     assert pull_marker.model_metadata(marker) == {"architectures": ["BertModel", "Other"], "model_type": "bert",
                                                   "torch_dtype": None, "transformers_version": "4.8.2"}
     assert pull_marker.parse_marker("") == {}
@@ -49,7 +52,7 @@ def test_claim_pull_record_and_reset(records):
     # every annotation pvc_annotations writes, and nothing else
     marker = dict((key, "x") for key in pull_marker.ANNOTATED_KEYS)
     assert patch["metadata"]["annotations"] == dict((key, None) for key in pull_marker.pvc_annotations(marker))
-    assert len(patch["metadata"]["annotations"]) == 13
+    assert len(patch["metadata"]["annotations"]) == 14 and "ai-platform.serving/model-files" in patch["metadata"]["annotations"]
 
 
 def test_revision_lines_of_the_termination_message_become_one_annotation_and_back():

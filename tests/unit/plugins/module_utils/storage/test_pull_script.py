@@ -23,7 +23,9 @@ import subprocess
 
 import pytest
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_marker, pull_script
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry import distribution, oci_artifact
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_marker, pull_script, settled
+from ansible_collections.ai_platform.serving.plugins.module_utils.sync import hf_cache
 
 FAKE_ORAS = r"""#!/bin/sh
 echo "$*" >>"$FAKE_DIR/calls"
@@ -178,7 +180,8 @@ def test_fresh_pull_writes_marker_after_verification(pod):
     proc = pod.run(digest)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     marker = pod.marker()
-    assert marker["digest"] == digest and marker["files"] == 4
+    # files= counts refs/main too (the reuse check compares it with the claim), model_files= the model's files
+    assert marker["digest"] == digest and marker["files"] == 4 and marker["model_files"] == 3
     assert marker["size"] == sum(len(v) for v in model_files().values())
     assert marker["architectures"] == ["BertModel"] and marker["model_type"] == "bert"
     assert marker["torch_dtype"] == "float32" and marker["transformers_version"] == "4.8.2"
@@ -196,7 +199,7 @@ def test_a_slow_pull_logs_progress_lines_with_bytes_rate_eta_and_files(pod):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = [line for line in proc.stdout.splitlines() if line.startswith("model-pull: progress: ")]
     assert len(lines) >= 3, proc.stdout
-    assert all(" of 3.0 MiB (" in line and "/s, ETA " in line and " of 4 files" in line for line in lines), lines
+    assert all(" of 3.0 MiB (" in line and "/s, ETA " in line and " of 3 files" in line for line in lines), lines
     assert "model-pull: pulled 3.0 MiB in " in proc.stdout
     assert pod.marker()["digest"] == digest
 
@@ -212,9 +215,68 @@ def test_progress_counts_the_files_finished_not_the_files_started(pod):
     lines = [line for line in proc.stdout.splitlines() if line.startswith("model-pull: progress: ")]
     under_way = [line for line in lines if "(100%)" not in line]
     assert under_way, proc.stdout
-    # every file is on disk from the start; only the four small ones are finished while the weights are half there
-    assert all(line.endswith(", 4 of 5 files") for line in under_way), lines
+    # every file is on disk from the start; only the three small model files are finished while the weights are half
+    # there (refs/main is no model file)
+    assert all(line.endswith(", 3 of 4 files") for line in under_way), lines
     assert pod.marker()["digest"] == digest and pod.marker()["files"] == 5
+
+
+def test_one_artifact_has_one_file_count_wherever_a_user_reads_it(pod, tmp_path):
+    """Issue 26: model_sync's file_count, the lock file's (the manifest's snapshot layers), the pull's log lines, the
+    wait's result, the claim's annotations, the cache listing and a settled model's report name one count, the
+    model's files (refs/main is a layer, not a model file). The marker keeps files= with refs/main for the reuse
+    check, so a marker written before model_files= is still reused, and shows the same count."""
+    snapshot = "%s/snapshots/%s/" % (REPO, COMMIT)
+    local = tmp_path / "model"
+    for title, content in model_files().items():
+        if title.startswith(snapshot):
+            path = local / title[len(snapshot):]
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(content)
+    entries = hf_cache.plain_directory(str(local))        # model_sync's source=local_dir: file_count is len(entries)
+    layers = oci_artifact.plan_layers("sentence-transformers/all-MiniLM-L6-v2", COMMIT, entries)
+    assert sorted(layer["title"] for layer in layers) == sorted(model_files())    # the artifact model_sync pushes
+    contents = {}
+    for layer in layers:
+        if layer["path"] is None:
+            contents[layer["title"]] = COMMIT.encode()
+        else:
+            with open(layer["path"], "rb") as handle:
+                contents[layer["title"]] = handle.read()
+    digest = _artifact(str(pod.fake), contents)
+    lock_count = distribution.summarize((pod.fake / "manifest.json").read_bytes(), digest)["file_count"]
+    count = len(entries)
+    assert count == lock_count == 3
+
+    proc = pod.run(digest, slow="1", progress="1")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "(%d files, " % count in [line for line in proc.stdout.splitlines() if " pulling " in line][0]
+    assert "model-pull: verified %d files, " % count in proc.stdout
+    progress = [line for line in proc.stdout.splitlines() if line.startswith("model-pull: progress: ")]
+    assert progress and all(line.endswith(" of %d files" % count) for line in progress), progress
+    report = pod.report()
+    assert report["model_files"] == count and report["files"] == count + 1
+    assert pull_marker.model_file_count(report) == count                   # model_pull_wait's files
+    annotations = pull_marker.pvc_annotations(report)
+    assert annotations["ai-platform.serving/files"] == annotations["ai-platform.serving/model-files"] == str(count)
+    claim = {"metadata": {"annotations": annotations}}
+    assert pull_marker.claim_pull_record(claim)["files"] == count          # playbooks/cache.yml
+    assert settled.settled_result(claim)["files"] == count                 # a settled model's report
+
+    proc = pod.run(digest, fail="down")
+    assert proc.returncode == 0 and "reusing the verified copy of %d files" % count in proc.stdout, proc.stdout
+
+    # a marker written before model_files= (files= with refs/main): reused, and the same count shown
+    legacy = "".join(line for line in (pod.cache / ".pulled").read_text().splitlines(True)
+                     if not line.startswith("model_files="))
+    (pod.cache / ".pulled").write_text(legacy)
+    proc = pod.run(digest, fail="down")
+    assert proc.returncode == 0 and pod.calls() == [], proc.stdout + proc.stderr
+    assert "reusing the verified copy of %d files" % count in proc.stdout, proc.stdout
+    report = pod.report()
+    assert "model_files" not in report and report["reused"] == "true"
+    assert pull_marker.pvc_annotations(report)["ai-platform.serving/files"] == str(count)
+    assert pull_marker.model_file_count(report) == count
 
 
 def test_matching_marker_finishes_at_once(pod):
@@ -233,9 +295,10 @@ def test_matching_marker_reports_the_reused_copy(pod):
     assert pod.report().get("reused") is None             # a pull is no reuse
     proc = pod.run(digest, fail="down")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "reusing the verified copy of 4 files" in proc.stdout
+    assert "reusing the verified copy of 3 files" in proc.stdout
     report = pod.report()
     assert report["reused"] == "true" and report["status"] == "ok" and report["files"] == 4
+    assert pull_marker.model_file_count(report) == 3
 
 
 def test_matching_marker_with_missing_files_pulls_again(pod):
@@ -244,7 +307,7 @@ def test_matching_marker_with_missing_files_pulls_again(pod):
     (pod.cache / "hub" / REPO / "snapshots" / COMMIT / "model.safetensors").unlink()
     proc = pod.run(digest)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "has 3 of its 4 files" in proc.stdout and "pulling afresh" in proc.stdout
+    assert "has 2 of its 3 files" in proc.stdout and "pulling afresh" in proc.stdout
     assert pod.calls() and pod.report().get("reused") is None
     assert (pod.cache / "hub" / REPO / "snapshots" / COMMIT / "model.safetensors").read_bytes() == b"weights-v1"
 
@@ -343,7 +406,7 @@ def test_free_space_message_names_needed_and_free(pod):
     assert proc.returncode == pull_script.PERMANENT_EXIT_CODE
     reason = pod.report()["reason"]
     total = sum(len(v) for v in model_files().values())
-    assert "the pull needs %d bytes (4 files, %d bytes, plus 1%%), 10 are free" % (total + total // 100, total) \
+    assert "the pull needs %d bytes (3 files, %d bytes, plus 1%%), 10 are free" % (total + total // 100, total) \
         in reason, reason
     assert "the claim is empty" in reason
     # nothing was written to the claim: the check runs before the pull
@@ -438,7 +501,7 @@ def test_a_kept_revision_with_a_missing_file_is_pulled_again(pod):
     _artifact(str(pod.fake), model_files())
     proc = pod.run(v1)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "its snapshot has 3 of 4 files" in proc.stdout and any(c.startswith("pull ") for c in pod.calls())
+    assert "its snapshot has 2 of 3 files" in proc.stdout and any(c.startswith("pull ") for c in pod.calls())
     assert (pod.cache / "hub" / REPO / "snapshots" / COMMIT / "model.safetensors").read_bytes() == b"weights-v1"
 
 

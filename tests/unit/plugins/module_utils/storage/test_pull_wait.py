@@ -33,7 +33,7 @@ def test_complete_result_reads_marker_from_termination_message():
     case = load("complete")
     ok, marker, message = pull_wait.pull_result(case["job"], case["pods"], case["expected_digest"])
     assert ok, message
-    assert marker["size"] == 91618941 and marker["files"] == 13
+    assert marker["size"] == 91618941 and marker["files"] == 14 and marker["model_files"] == 13
     assert marker["architectures"] == ["BertModel"]
     assert marker["model_type"] == "bert"
 
