@@ -37,10 +37,19 @@ def alias_bomb(levels=7, width=10):
     return "\n".join(lines) + "\n"
 
 
+def embedded(text):
+    """GAIE values carrying ``text`` as the EPP plugin config c.yaml (a YAML text inside the values)."""
+    return yaml.safe_dump({"inferenceExtension": {"pluginsConfigFile": "c.yaml",
+                                                  "pluginsCustomConfig": {"c.yaml": text}}})
+
+
 # generated values files a case may ask for by name (raw_values: {"<folder>/<sub>": "@name"})
 GENERATED = {
     "@alias-bomb": alias_bomb,
     "@deep": lambda: "a: " + "[" * 200 + "]" * 200 + "\n",
+    # the same two as a plugin config text: 10^9 nodes once expanded, 2000 levels deep (RecursionError unguarded)
+    "@embedded-alias-bomb": lambda: embedded(alias_bomb(levels=9)),
+    "@embedded-deep": lambda: embedded("a: " + "[" * 2000 + "]" * 2000 + "\n"),
     "@large": lambda: "# padding\n" * (2 * 1024 * 1024 // 10) + "a: 1\n",
 }
 

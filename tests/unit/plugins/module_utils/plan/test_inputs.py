@@ -130,6 +130,26 @@ def test_an_alias_bomb_values_file_fails_the_plan_in_under_2_s_and_200_mb(tmp_pa
     assert "lol" not in format_problems(problems)
 
 
+
+@pytest.mark.parametrize("case_id, reason", [
+    ("embedded-yaml-alias-bomb", "refused: it has more than 1000000 nodes once its aliases are expanded"),
+    ("embedded-yaml-nested-too-deep", "refused: it is nested deeper than 64 levels"),
+])
+def test_a_hostile_plugin_config_text_fails_the_plan_in_under_2_s(tmp_path, case_id, reason):
+    """A YAML text inside the GAIE values is read under the values file's limits by the plan, before any change."""
+    settings = case_settings(tmp_path, CASES[case_id])
+    started = time.monotonic()
+    records, problems = build_plan(settings)
+    elapsed = time.monotonic() - started
+    assert records == [] and elapsed < 2, elapsed
+    errors = [problem for problem in problems if problem.severity == "error"]
+    assert len(errors) == 1, format_problems(problems)
+    error = errors[0]
+    assert error.model == "generative/M" and error.field == "values_files.gaie"
+    assert error.problem.endswith("/generative/M/gaie-m/values.yaml: inferenceExtension.pluginsCustomConfig[c.yaml]: "
+                                  + reason + (" (an alias bomb)" if "alias" in reason else ""))
+    assert error.fix and "lol" not in format_problems(problems)
+
 SECRET = "s3cr3t-27-token"
 
 
