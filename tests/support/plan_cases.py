@@ -99,6 +99,23 @@ def case_settings(base, case):
     return settings
 
 
+HOSTS = {"all": {"children": {"serving": {"children": {"controller": {"hosts": {"localhost": {
+    "ansible_connection": "local", "ansible_python_interpreter": "{{ ansible_playbook_python }}"}}}}}}}}
+
+
+def write_inventory(base, settings):
+    """An inventory under ``base`` whose controller is localhost and whose serving group holds ``settings`` as
+    ``aips_<key>`` variables (what playbooks/plan.yml and playbooks/render.yml read); its path."""
+    inventory = os.path.join(str(base), "inventory")
+    os.makedirs(os.path.join(inventory, "group_vars"))
+    with open(os.path.join(inventory, "hosts.yml"), "w") as handle:
+        yaml.safe_dump(HOSTS, handle)
+    group_vars = dict(("aips_" + key, value) for key, value in settings.items())
+    with open(os.path.join(inventory, "group_vars", "serving.yml"), "w") as handle:
+        yaml.safe_dump(group_vars, handle)
+    return inventory
+
+
 def expected_names(slug, embedder):
     """The seed's resource names of a model with the derived namespace and releases.
 

@@ -11,12 +11,10 @@ import pytest
 import yaml
 
 from ansible_collections.ai_platform.serving.tests.support.plan_cases import (
-    ROOT, case_settings, expected_names, load_cases)
+    ROOT, case_settings, expected_names, load_cases, write_inventory)
 
 CASES = load_cases()
 PLAYBOOK = os.path.join(ROOT, "playbooks", "plan.yml")
-HOSTS = {"all": {"children": {"serving": {"children": {"controller": {"hosts": {"localhost": {
-    "ansible_connection": "local", "ansible_python_interpreter": "{{ ansible_playbook_python }}"}}}}}}}}
 
 
 def run_plan(inventory, *extra):
@@ -25,17 +23,6 @@ def run_plan(inventory, *extra):
     proc = subprocess.run(["ansible-playbook", "-i", str(inventory), PLAYBOOK] + list(extra),
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
     return proc.returncode, proc.stdout + proc.stderr
-
-
-def write_inventory(base, settings):
-    inventory = os.path.join(str(base), "inventory")
-    os.makedirs(os.path.join(inventory, "group_vars"))
-    with open(os.path.join(inventory, "hosts.yml"), "w") as handle:
-        yaml.safe_dump(HOSTS, handle)
-    group_vars = dict(("aips_" + key, value) for key, value in settings.items())
-    with open(os.path.join(inventory, "group_vars", "serving.yml"), "w") as handle:
-        yaml.safe_dump(group_vars, handle)
-    return inventory
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
