@@ -104,6 +104,24 @@ def test_secrets_never_shown_at_any_verbosity(tmp_path, case):
         assert secret not in output, secret
 
 
+def test_a_passing_plan_at_vvvv_and_its_written_file_never_show_the_token(tmp_path):
+    """issue 27 (audit gap 5): a plan that succeeds, at -vvvv (the module's full result shown), with the
+    token set and the full plan written to aips_plan_output: the token is in neither the output nor the file."""
+    case = next(c for c in CASES if c["id"] == "block-scalar-newlines-are-trimmed")
+    settings = case_settings(tmp_path, case)
+    token = settings["harbor_token"]
+    written = tmp_path / "plan-out.yml"
+    rc, output = run_plan(write_inventory(tmp_path, settings), "-vvvv", "-e", "aips_plan_output=%s" % written)
+    assert rc == 0, output
+    # -vvvv shows the module's whole result (every record): the check below has teeth
+    assert '"harbor_pull_secret": "harbor-creds"' in output and '"namespace": "team-m"' in output, output
+    assert token not in output
+    text = written.read_text()
+    records = yaml.safe_load(text)
+    assert [record["slug"] for record in records] == ["m"] and records[0]["namespace"] == "team-m"
+    assert token not in text
+
+
 def test_null_models_is_zero_models(tmp_path):
     """issue 27: aips_models: null plans no model instead of failing on its type."""
     settings = case_settings(tmp_path, {"folders": {}})
