@@ -27,8 +27,10 @@ options:
     type: list
     elements: path
   root:
-    description: When set, every file must resolve (symlinks followed) to a path below this folder.
-    type: path
+    description:
+      - When set, every file must resolve (symlinks followed) to a path below this folder (C(~) is expanded).
+      - Empty or unset, no such check (an empty string is not read as the current folder).
+    type: str
 """
 
 EXAMPLES = r"""
@@ -45,6 +47,8 @@ _raw:
   elements: raw
 """
 
+import os
+
 from ansible.errors import AnsibleLookupError
 from ansible.plugins.lookup import LookupBase
 
@@ -54,7 +58,8 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.plan import sa
 class LookupModule(LookupBase):
     def run(self, terms, variables=None, **kwargs):
         self.set_options(var_options=variables, direct=kwargs)
-        root = self.get_option("root") or None
+        root = self.get_option("root")
+        root = os.path.expanduser(root) if root else None
         results = []
         for term in terms:
             try:
