@@ -16,7 +16,8 @@ description:
   - Returns the parsed contents of each file (one element per term; an empty file is V({})), read by the
     collection's one YAML reader (C(plugins/module_utils/plan/safe_yaml.py)), as the model plan reads the values files.
   - Refuses, naming the file and never showing its contents, a file over 1 MiB (Helm keeps a release's values in
-    one Secret of at most 1 MiB), more than 1000 aliases or 10^6 nodes once aliases are expanded (an alias bomb),
+    one Secret of at most 1 MiB), more than 100000 nodes as written, more than 1000 aliases or 10^6 nodes once
+    aliases are expanded (an alias bomb),
     nesting deeper than 64 levels, invalid YAML, and with O(root) a path that leaves O(root) once symlinks are
     resolved.
   - Used for the models' values files and the lock file, in place of C(lookup('file') | from_yaml).
