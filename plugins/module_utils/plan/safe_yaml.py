@@ -169,6 +169,30 @@ def inside(path, root):
 def loads(text, path="<string>", max_aliases=MAX_ALIASES, max_nodes=MAX_NODES, max_depth=MAX_DEPTH,
           max_written=MAX_WRITTEN):
     """Parse one YAML document of ``text`` under the limits; ``path`` only names it in errors."""
+    return _parse(text, path, max_aliases, max_nodes, max_depth, max_written, True)
+
+
+def loads_all(text, path="<string>", max_aliases=MAX_ALIASES, max_nodes=MAX_NODES, max_depth=MAX_DEPTH,
+              max_written=MAX_WRITTEN):
+    """Every document of the YAML stream ``text`` (a list; an empty document is None) under the limits, which hold
+    for the whole stream: aliases, nodes as written and nodes once aliases are expanded are counted over all its
+    documents. For YAML made from values (``helm template``'s output, say) rather than read from a file."""
+    return _parse(text, path, max_aliases, max_nodes, max_depth, max_written, False)
+
+
+def _documents(loader, max_nodes):
+    documents, total = [], 0
+    while loader.check_node():
+        node = loader.get_node()
+        total += _expanded_size(node, max_nodes)
+        if total > max_nodes:
+            raise _Limit("it has more than %d nodes once its aliases are expanded (an alias bomb)" % max_nodes,
+                         "write the values out without nested anchors")
+        documents.append(loader.construct_document(node))
+    return documents
+
+
+def _parse(text, path, max_aliases, max_nodes, max_depth, max_written, single):
     if yaml is None:
         raise YamlFileError(path, "reading YAML needs PyYAML", "install PyYAML (ansible-core's dependency)")
     try:
@@ -177,6 +201,8 @@ def loads(text, path="<string>", max_aliases=MAX_ALIASES, max_nodes=MAX_NODES, m
         raise YamlFileError(path, "refused: %s" % exc.reason, exc.fix)
     loader = _loader_class(max_aliases, max_depth, max_written)(text)
     try:
+        if not single:
+            return _documents(loader, max_nodes)
         node = loader.get_single_node()
         if node is None:
             return None

@@ -167,3 +167,17 @@ def test_the_node_limit_counts_nodes_as_written_on_both_paths(monkeypatch, libya
     assert caught.value.reason == "refused: it has more than 1000 YAML nodes as written (keys, values and list items)"
     assert safe_yaml.loads("x: &a [1, 2]\ny: [*a, *a, *a]\n", "v.yaml", max_written=7) == {
         "x": [1, 2], "y": [[1, 2]] * 3}
+
+
+def test_loads_all_reads_a_stream_and_holds_the_limits_over_all_its_documents():
+    assert safe_yaml.loads_all("a: 1\n---\n---\nb: [1, 2]\n") == [{"a": 1}, None, {"b": [1, 2]}]
+    assert safe_yaml.loads_all("") == []
+    # three documents of 400 expanded nodes each: under a limit of 1000 one at a time, over it together
+    doc = "x: &x [%s]\ny: [*x]\n" % ", ".join(["1"] * 197)
+    assert len(safe_yaml.loads_all(doc + "---\n" + doc, max_nodes=1000)) == 2
+    with pytest.raises(safe_yaml.YamlFileError) as caught:
+        safe_yaml.loads_all("---\n".join([doc] * 3), "manifests", max_nodes=1000)
+    assert caught.value.reason == "refused: it has more than 1000 nodes once its aliases are expanded (an alias bomb)"
+    with pytest.raises(safe_yaml.YamlFileError) as caught:
+        safe_yaml.loads_all("a: 1\n---\n" + alias_bomb(), "manifests")
+    assert "alias bomb" in caught.value.reason and str(caught.value).startswith("manifests: ")
