@@ -16,7 +16,8 @@ description:
   - Returns the parsed contents of each file (one element per term; an empty file is V({})), read by the
     collection's one YAML reader (C(plugins/module_utils/plan/safe_yaml.py)), as the model plan reads the values files.
   - Refuses, naming the file and never showing its contents, a file over 1 MiB (Helm keeps a release's values in
-    one Secret of at most 1 MiB), more than 1000 aliases or 10^6 nodes once aliases are expanded (an alias bomb),
+    one Secret of at most 1 MiB), more than 100000 nodes as written, more than 1000 aliases or 10^6 nodes once
+    aliases are expanded (an alias bomb),
     nesting deeper than 64 levels, invalid YAML, and with O(root) a path that leaves O(root) once symlinks are
     resolved.
   - Used for the models' values files and the lock file, in place of C(lookup('file') | from_yaml).
@@ -27,8 +28,10 @@ options:
     type: list
     elements: path
   root:
-    description: When set, every file must resolve (symlinks followed) to a path below this folder.
-    type: path
+    description:
+      - When set, every file must resolve (symlinks followed) to a path below this folder (C(~) is expanded).
+      - Empty or unset, no such check (an empty string is not read as the current folder).
+    type: str
 """
 
 EXAMPLES = r"""
@@ -45,6 +48,8 @@ _raw:
   elements: raw
 """
 
+import os
+
 from ansible.errors import AnsibleLookupError
 from ansible.plugins.lookup import LookupBase
 
@@ -54,7 +59,8 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.plan import sa
 class LookupModule(LookupBase):
     def run(self, terms, variables=None, **kwargs):
         self.set_options(var_options=variables, direct=kwargs)
-        root = self.get_option("root") or None
+        root = self.get_option("root")
+        root = os.path.expanduser(root) if root else None
         results = []
         for term in terms:
             try:

@@ -172,11 +172,7 @@ from concurrent.futures import ThreadPoolExecutor
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import helm_compat, render
 from ansible_collections.ai_platform.serving.plugins.module_utils.k8s.runner import _dict, run_module
-
-try:
-    import yaml
-except ImportError:  # pragma: no cover - ansible-core requires PyYAML
-    yaml = None
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import safe_yaml
 
 try:
     from kubernetes.dynamic.exceptions import NotFoundError, ResourceNotFoundError
@@ -271,10 +267,12 @@ def render_all(module, kube_version):
             failures.append(render.failure_message(record, chart, params["charts"].get(chart), err or out))
             continue
         try:
-            docs = [doc for doc in yaml.safe_load_all(out) if doc]
-        except yaml.YAMLError as exc:
+            # the manifests carry what the values wrote (an extraObjects template's own YAML, say): read under the
+            # limits of the one YAML reader, so an alias bomb there is refused, not expanded
+            docs = [doc for doc in safe_yaml.loads_all(out, "the rendered manifests") if doc]
+        except safe_yaml.YamlFileError as exc:
             failures.append(render.failure_message(record, chart, params["charts"].get(chart),
-                                                   "Error: the rendered manifests are not YAML: %s" % exc))
+                                                   "Error: the rendered manifests are %s" % exc.reason))
             continue
         rendered.setdefault(slug, {})[chart] = docs
         texts.setdefault(slug, {})[chart] = out

@@ -37,10 +37,19 @@ def alias_bomb(levels=7, width=10):
     return "\n".join(lines) + "\n"
 
 
+def embedded(text):
+    """GAIE values carrying ``text`` as the EPP plugin config c.yaml (a YAML text inside the values)."""
+    return yaml.safe_dump({"inferenceExtension": {"pluginsConfigFile": "c.yaml",
+                                                  "pluginsCustomConfig": {"c.yaml": text}}})
+
+
 # generated values files a case may ask for by name (raw_values: {"<folder>/<sub>": "@name"})
 GENERATED = {
     "@alias-bomb": alias_bomb,
     "@deep": lambda: "a: " + "[" * 200 + "]" * 200 + "\n",
+    # the same two as a plugin config text: 10^9 nodes once expanded, 2000 levels deep (RecursionError unguarded)
+    "@embedded-alias-bomb": lambda: embedded(alias_bomb(levels=9)),
+    "@embedded-deep": lambda: embedded("a: " + "[" * 2000 + "]" * 2000 + "\n"),
     "@large": lambda: "# padding\n" * (2 * 1024 * 1024 // 10) + "a: 1\n",
 }
 
@@ -88,6 +97,23 @@ def case_settings(base, case):
     settings["models"] = case.get("models") or {}
     settings["models_dir"] = make_models_tree(base, case)
     return settings
+
+
+HOSTS = {"all": {"children": {"serving": {"children": {"controller": {"hosts": {"localhost": {
+    "ansible_connection": "local", "ansible_python_interpreter": "{{ ansible_playbook_python }}"}}}}}}}}
+
+
+def write_inventory(base, settings):
+    """An inventory under ``base`` whose controller is localhost and whose serving group holds ``settings`` as
+    ``aips_<key>`` variables (what playbooks/plan.yml and playbooks/render.yml read); its path."""
+    inventory = os.path.join(str(base), "inventory")
+    os.makedirs(os.path.join(inventory, "group_vars"))
+    with open(os.path.join(inventory, "hosts.yml"), "w") as handle:
+        yaml.safe_dump(HOSTS, handle)
+    group_vars = dict(("aips_" + key, value) for key, value in settings.items())
+    with open(os.path.join(inventory, "group_vars", "serving.yml"), "w") as handle:
+        yaml.safe_dump(group_vars, handle)
+    return inventory
 
 
 def expected_names(slug, embedder):

@@ -279,7 +279,8 @@ class _ModelChecker(object):
                 self.fail("modelSource.harborRef", source.get("harborRef"),
                           "on-prem the artifact must be on Harbor (%s), not on %s: the pull Job sends harbor-creds "
                           "to that registry" % (harbor_host, oci["registry"]),
-                          "point harborRef at %s/<project>/<name>:<tag>" % harbor_host)
+                          "point harborRef at %s/<project>/<name>:<tag> (no aips_values_policy_allow entry excuses "
+                          "this: the Harbor robot's token would go to another host)" % harbor_host)
             else:
                 self.warn("modelSource.harborRef", source.get("harborRef"),
                           "the artifact is not on %s, so harbor-creds may not authenticate the pull" % harbor_host,

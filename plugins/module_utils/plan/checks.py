@@ -23,7 +23,7 @@ from ansible_collections.ai_platform.serving.plugins.module_utils import naming
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan.schema import (
     CATEGORIES, PROVIDERS, STORAGE_CLAIM, STORAGE_HARBOR)
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import reference
-from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values_policy
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import offline, values_policy
 
 ON_PREM_REQUIRED = ("kubeconfig", "harbor_hostname", "harbor_user", "harbor_token")
 TOLERATION_OPERATORS = ("Equal", "Exists")
@@ -448,6 +448,20 @@ def _check_values_claims(records, problems, values, owners):
                     break
 
 
+def check_embedded_yaml(records, values, problems):
+    """YAML texts inside the values (the EPP plugin configs, stack/offline.py:plugin_configs) read under the safe
+    reader's limits at plan time: an alias bomb or nesting too deep in one fails the plan, naming the model, the
+    values file and the key, before any play changes anything (serving_stack would otherwise parse it later)."""
+    for record in records:
+        tree = (values.get(record["slug"]) or {}).get("gaie")
+        if not isinstance(tree, dict):
+            continue
+        path = record["values_files"]["gaie"]
+        for key, reason, fix in offline.plugin_configs(tree, path)[1]:
+            problems.append(Problem(_label(record), "values_files.gaie", None,
+                                    "%s: %s: %s" % (path, key, reason), fix))
+
+
 def check_values_policy(records, values, settings, problems):
     """The values policy (stack/values_policy.py) on every model's values files, at plan time: a refused key fails
     the plan before any play changes anything. ``values``: slug -> {chart: parsed values}. The exceptions are
@@ -458,6 +472,7 @@ def check_values_policy(records, values, settings, problems):
         problem, _sep, fix = text.partition(" Fix: ")
         problems.append(Problem(CLUSTER, setting_field("values_policy_allow"), None, problem.rstrip("."),
                                 fix.rstrip(".") or "correct the entry"))
+    check_embedded_yaml(records, values, problems)
     held = {}
     for record in records:
         for claim, _managed, _sub in _claims(record):

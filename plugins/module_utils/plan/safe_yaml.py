@@ -10,6 +10,10 @@
   Secret of at most 1 MiB, so a larger values file can never be deployed);
 - a path that leaves ``root`` once every symlink is resolved (a values path that is a link out of
   the models tree, or a link inside it to a folder outside);
+- more than ``max_written`` nodes as written (default 100 000; a real values file holds a few hundred, a 1 MiB
+  file of small nodes 500 000, which took 15 s and 370 MB to read). They are counted on libyaml's event stream
+  before the pure-Python composer runs (a 1 MiB file is refused in well under a second), and again while the
+  file is composed (without libyaml the refusal costs what reading 100 000 nodes costs, a few seconds);
 - more than ``max_aliases`` aliases, more than ``max_nodes`` nodes once aliases are expanded
   (a 1 kB alias bomb stands for 10^7 nodes: it is counted on the composed graph, which shares the
   aliased nodes, so the count costs what the file costs, not what it expands to), a recursive alias,
@@ -34,6 +38,7 @@ except ImportError:  # the callers say what needs PyYAML
 MAX_BYTES = 1024 * 1024
 MAX_ALIASES = 1000
 MAX_NODES = 1000000
+MAX_WRITTEN = 100000
 MAX_DEPTH = 64
 
 
@@ -54,7 +59,7 @@ class _Limit(Exception):
         self.fix = fix
 
 
-def _loader_class(max_aliases, max_depth):
+def _loader_class(max_aliases, max_depth, max_written=MAX_WRITTEN):
     base = yaml.SafeLoader
 
     class LimitedLoader(base):
@@ -62,6 +67,7 @@ def _loader_class(max_aliases, max_depth):
             base.__init__(self, stream)
             self.aliases_seen = 0
             self.depth = 0
+            self.written = 0
 
         def compose_node(self, parent, index):
             if self.check_event(yaml.AliasEvent):
@@ -70,6 +76,9 @@ def _loader_class(max_aliases, max_depth):
                     raise _Limit("it has more than %d YAML aliases" % max_aliases,
                                  "write the repeated values out, or use fewer anchors (*name)")
                 return base.compose_node(self, parent, index)
+            self.written += 1
+            if self.written > max_written:
+                raise _written_limit(max_written)
             self.depth += 1
             if self.depth > max_depth:
                 raise _Limit("it is nested deeper than %d levels" % max_depth, "flatten the structure")
@@ -79,6 +88,38 @@ def _loader_class(max_aliases, max_depth):
                 self.depth -= 1
 
     return LimitedLoader
+
+
+NODE_EVENTS = () if yaml is None else (yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent)
+WRITTEN_LIMIT_FIX = "keep the values file to the keys the charts read (a real one has a few thousand nodes)"
+
+
+def _written_limit(max_written):
+    return _Limit("it has more than %d YAML nodes as written (keys, values and list items)" % max_written,
+                  WRITTEN_LIMIT_FIX)
+
+
+def _count_written(text, max_written):
+    """Refuse ``text`` past ``max_written`` nodes on libyaml's event stream, before the (pure Python) composer reads
+    it: 500 000 nodes are counted in well under a second. Without libyaml, or on a parse error (the composer then
+    reports it with its place), nothing is decided here."""
+    if not getattr(yaml, "__with_libyaml__", False):
+        return
+    parser = yaml.CSafeLoader(text)
+    written = 0
+    try:
+        while True:
+            event = parser.get_event()
+            if event is None or isinstance(event, yaml.StreamEndEvent):
+                return
+            if isinstance(event, NODE_EVENTS):
+                written += 1
+                if written > max_written:
+                    raise _written_limit(max_written)
+    except yaml.YAMLError:
+        return
+    finally:
+        parser.dispose()
 
 
 def _expanded_size(root, max_nodes):
@@ -125,12 +166,43 @@ def inside(path, root):
     return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
 
 
-def loads(text, path="<string>", max_aliases=MAX_ALIASES, max_nodes=MAX_NODES, max_depth=MAX_DEPTH):
+def loads(text, path="<string>", max_aliases=MAX_ALIASES, max_nodes=MAX_NODES, max_depth=MAX_DEPTH,
+          max_written=MAX_WRITTEN):
     """Parse one YAML document of ``text`` under the limits; ``path`` only names it in errors."""
+    return _parse(text, path, max_aliases, max_nodes, max_depth, max_written, True)
+
+
+def loads_all(text, path="<string>", max_aliases=MAX_ALIASES, max_nodes=MAX_NODES, max_depth=MAX_DEPTH,
+              max_written=MAX_WRITTEN):
+    """Every document of the YAML stream ``text`` (a list; an empty document is None) under the limits, which hold
+    for the whole stream: aliases, nodes as written and nodes once aliases are expanded are counted over all its
+    documents. For YAML made from values (``helm template``'s output, say) rather than read from a file."""
+    return _parse(text, path, max_aliases, max_nodes, max_depth, max_written, False)
+
+
+def _documents(loader, max_nodes):
+    documents, total = [], 0
+    while loader.check_node():
+        node = loader.get_node()
+        total += _expanded_size(node, max_nodes)
+        if total > max_nodes:
+            raise _Limit("it has more than %d nodes once its aliases are expanded (an alias bomb)" % max_nodes,
+                         "write the values out without nested anchors")
+        documents.append(loader.construct_document(node))
+    return documents
+
+
+def _parse(text, path, max_aliases, max_nodes, max_depth, max_written, single):
     if yaml is None:
         raise YamlFileError(path, "reading YAML needs PyYAML", "install PyYAML (ansible-core's dependency)")
-    loader = _loader_class(max_aliases, max_depth)(text)
     try:
+        _count_written(text, max_written)
+    except _Limit as exc:
+        raise YamlFileError(path, "refused: %s" % exc.reason, exc.fix)
+    loader = _loader_class(max_aliases, max_depth, max_written)(text)
+    try:
+        if not single:
+            return _documents(loader, max_nodes)
         node = loader.get_single_node()
         if node is None:
             return None
@@ -153,7 +225,7 @@ def loads(text, path="<string>", max_aliases=MAX_ALIASES, max_nodes=MAX_NODES, m
 
 
 def load_file(path, root=None, max_bytes=MAX_BYTES, max_aliases=MAX_ALIASES, max_nodes=MAX_NODES,
-              max_depth=MAX_DEPTH):
+              max_depth=MAX_DEPTH, max_written=MAX_WRITTEN):
     """The parsed contents of the YAML file ``path`` (None when empty), or YamlFileError.
 
     With ``root``, the file must lie below ``root`` once symlinks are resolved.
@@ -179,4 +251,5 @@ def load_file(path, root=None, max_bytes=MAX_BYTES, max_aliases=MAX_ALIASES, max
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise YamlFileError(path, "not UTF-8 text", "save the file as UTF-8")
-    return loads(text, path, max_aliases=max_aliases, max_nodes=max_nodes, max_depth=max_depth)
+    return loads(text, path, max_aliases=max_aliases, max_nodes=max_nodes, max_depth=max_depth,
+                 max_written=max_written)

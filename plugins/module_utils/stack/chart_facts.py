@@ -30,6 +30,8 @@ import os
 import re
 import tarfile
 
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import safe_yaml
+
 try:
     import yaml
 except ImportError:  # callers then get KNOWN_FACTS
@@ -124,9 +126,11 @@ def archive_values(archive, chart):
     except (tarfile.TarError, IOError, OSError, EOFError) as exc:
         raise ValueError("%s cannot be read as a chart archive: %s" % (archive, exc))
     try:
-        values = yaml.safe_load(text.decode("utf-8")) or {}
-    except (UnicodeDecodeError, yaml.YAMLError) as exc:
+        values = safe_yaml.loads(text.decode("utf-8"), "%s: %s" % (archive, wanted)) or {}
+    except UnicodeDecodeError as exc:
         raise ValueError("%s: %s is not YAML: %s" % (archive, wanted, exc))
+    except safe_yaml.YamlFileError as exc:
+        raise ValueError("%s: %s is %s" % (archive, wanted, exc.reason))
     if not isinstance(values, dict):
         raise ValueError("%s: %s is not a mapping" % (archive, wanted))
     return values

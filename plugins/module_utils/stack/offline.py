@@ -32,10 +32,7 @@ __metaclass__ = type
 
 import copy
 
-try:
-    import yaml
-except ImportError:  # the plugin config texts are then not parsed (the env check still runs)
-    yaml = None
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import safe_yaml
 
 HF_TOKEN_ENV = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HUGGINGFACE_HUB_TOKEN")
 MODEL_ROLES = ("decode", "prefill")
@@ -152,21 +149,46 @@ def _downloads_from_hub(pool):
     return None
 
 
+PLUGINS_CONFIG = "inferenceExtension.pluginsCustomConfig"
+
+
+def plugin_configs(gaie_file, gaie_path="gaie values"):
+    """``(parsed, refused)`` of the EPP plugin configs, YAML texts inside the GAIE values
+    (``inferenceExtension.pluginsCustomConfig.<name>``), each read by the one safe reader (plan/safe_yaml.py) with
+    the limits of a values file: ``parsed`` is ``[(name, document)]``, ``refused`` is ``[(key, reason, fix)]`` for a
+    text over a limit (an alias bomb, nesting too deep) or not YAML. A text that is no string is left to the chart."""
+    extension = (gaie_file or {}).get("inferenceExtension") if isinstance(gaie_file, dict) else None
+    configs = extension.get("pluginsCustomConfig") if isinstance(extension, dict) else None
+    parsed, refused = [], []
+    for name, text in sorted(configs.items(), key=lambda item: str(item[0])) if isinstance(configs, dict) else []:
+        if not isinstance(text, str):
+            continue
+        key = "%s[%s]" % (PLUGINS_CONFIG, name)
+        try:
+            parsed.append((name, safe_yaml.loads(text, "%s: %s" % (gaie_path, key))))
+        except safe_yaml.YamlFileError as exc:
+            refused.append((key, exc.reason, "%s (the text of %s is YAML the EPP reads; it is held to the limits of a "
+                                             "values file)" % (exc.fix, key)))
+    return parsed, refused
+
+
+def embedded_yaml_problems(record, gaie_file, files=None):
+    """One message per refused plugin config text (plugin_configs), naming the model, the values file, the key, why
+    and the fix; an error on cloud and on-prem alike."""
+    files = files or record.get("values_files") or {}
+    path = files.get("gaie", "gaie-%s/values.yaml" % record["slug"])
+    return ["%s: %s: %s: %s. Fix: %s" % (record["name"], path, key, reason, fix)
+            for key, reason, fix in plugin_configs(gaie_file, path)[1]]
+
+
 def epp_hub_findings(record, gaie_file, files=None):
     """What in ``gaie-<slug>/values.yaml`` makes the EPP reach Hugging Face at run time: one message each,
     naming the model, the file, the key and the fix (problems on-prem, warnings on cloud; the caller decides)."""
     files = files or record.get("values_files") or {}
     where = "%s: %s" % (record["name"], files.get("gaie", "gaie-%s/values.yaml" % record["slug"]))
-    extension = (gaie_file or {}).get("inferenceExtension") or {}
     findings = []
-    configs = extension.get("pluginsCustomConfig") if isinstance(extension, dict) else None
-    for name, text in sorted((configs or {}).items()) if isinstance(configs, dict) else []:
-        if yaml is None or not isinstance(text, str):
-            continue
-        try:
-            parsed = yaml.safe_load(text)
-        except yaml.YAMLError:
-            continue  # a broken config is the EPP's error at start; nothing to say about Hugging Face here
+    # a refused text is embedded_yaml_problems' to report; nothing to say about Hugging Face in it
+    for name, parsed in plugin_configs(gaie_file)[0]:
         for path, pool in _tokenizer_pools(parsed, ""):
             why = _downloads_from_hub(pool)
             if why:

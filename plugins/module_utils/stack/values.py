@@ -525,7 +525,8 @@ def stack_spec(record, gaie_file, ms_file, settings=None):
         releases = [(chart, admission.monitors_off(chart, values)) for chart, values in releases]
         infra, gaie, ms = [values for _chart, values in releases]
     hub = offline.epp_hub_findings(record, gaie_file)
-    problems = (modelservice_problems(record, ms_file) + pool_selection_problems(record, gaie, ms, defaults)
+    problems = (offline.embedded_yaml_problems(record, gaie_file)
+                + modelservice_problems(record, ms_file) + pool_selection_problems(record, gaie, ms, defaults)
                 + air_gap_problems(record, releases, settings) + (hub if cfg["air_gapped"] else [])
                 + values_policy.policy_problems(record, {"gaie": gaie_file, "ms": ms_file}, settings))
     if cfg["image_pins"] or (cfg["air_gapped"] and not cfg["allow_unpinned"]):

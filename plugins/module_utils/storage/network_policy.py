@@ -102,6 +102,15 @@ def job_network_policy(record, dns_peers=None, registry=None, cluster_domain="cl
     }
 
 
+def job_network_policies(records, enabled=True, dns_peers=None, registry=None, cluster_domain="cluster.local"):
+    """The NetworkPolicy of every record's Job pods (job_network_policy), or none when ``enabled`` is false
+    (model_storage_job_network_policy: false): then nothing is derived, so a registry no policy could reach is no
+    error either."""
+    if not enabled:
+        return []
+    return [job_network_policy(record, dns_peers, registry, cluster_domain) for record in records]
+
+
 def selects(policy, pod_labels):
     """True when ``policy``'s podSelector (matchLabels) selects a pod of ``pod_labels``."""
     wanted = ((policy.get("spec") or {}).get("podSelector") or {}).get("matchLabels") or {}

@@ -11,12 +11,10 @@ import pytest
 import yaml
 
 from ansible_collections.ai_platform.serving.tests.support.plan_cases import (
-    ROOT, case_settings, expected_names, load_cases)
+    ROOT, case_settings, expected_names, load_cases, write_inventory)
 
 CASES = load_cases()
 PLAYBOOK = os.path.join(ROOT, "playbooks", "plan.yml")
-HOSTS = {"all": {"children": {"serving": {"children": {"controller": {"hosts": {"localhost": {
-    "ansible_connection": "local", "ansible_python_interpreter": "{{ ansible_playbook_python }}"}}}}}}}}
 
 
 def run_plan(inventory, *extra):
@@ -25,17 +23,6 @@ def run_plan(inventory, *extra):
     proc = subprocess.run(["ansible-playbook", "-i", str(inventory), PLAYBOOK] + list(extra),
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
     return proc.returncode, proc.stdout + proc.stderr
-
-
-def write_inventory(base, settings):
-    inventory = os.path.join(str(base), "inventory")
-    os.makedirs(os.path.join(inventory, "group_vars"))
-    with open(os.path.join(inventory, "hosts.yml"), "w") as handle:
-        yaml.safe_dump(HOSTS, handle)
-    group_vars = dict(("aips_" + key, value) for key, value in settings.items())
-    with open(os.path.join(inventory, "group_vars", "serving.yml"), "w") as handle:
-        yaml.safe_dump(group_vars, handle)
-    return inventory
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
@@ -115,6 +102,24 @@ def test_secrets_never_shown_at_any_verbosity(tmp_path, case):
     assert rc != 0, output
     for secret in case["never_shown"] + ["not-a-real-token"]:
         assert secret not in output, secret
+
+
+def test_a_passing_plan_at_vvvv_and_its_written_file_never_show_the_token(tmp_path):
+    """issue 27 (audit gap 5): a plan that succeeds, at -vvvv (the module's full result shown), with the
+    token set and the full plan written to aips_plan_output: the token is in neither the output nor the file."""
+    case = next(c for c in CASES if c["id"] == "block-scalar-newlines-are-trimmed")
+    settings = case_settings(tmp_path, case)
+    token = settings["harbor_token"]
+    written = tmp_path / "plan-out.yml"
+    rc, output = run_plan(write_inventory(tmp_path, settings), "-vvvv", "-e", "aips_plan_output=%s" % written)
+    assert rc == 0, output
+    # -vvvv shows the module's whole result (every record): the check below has teeth
+    assert '"harbor_pull_secret": "harbor-creds"' in output and '"namespace": "team-m"' in output, output
+    assert token not in output
+    text = written.read_text()
+    records = yaml.safe_load(text)
+    assert [record["slug"] for record in records] == ["m"] and records[0]["namespace"] == "team-m"
+    assert token not in text
 
 
 def test_null_models_is_zero_models(tmp_path):

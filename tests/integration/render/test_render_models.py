@@ -115,6 +115,54 @@ def test_all_model_folders_belong_to_an_inventory():
     assert shipped == folders, "model folders no inventory renders: %s" % (shipped - folders)
 
 
+def _server_port(container):
+    args = [str(a) for a in container.get("args") or []]
+    ports = [p["containerPort"] for p in container.get("ports") or []]
+    return ports + [int(args[i + 1]) for i, arg in enumerate(args[:-1]) if arg == "--port"]
+
+
+def _values_container(record):
+    """The first decode container of the model's ms values file: what the values set themselves."""
+    with open(record["values_files"]["ms"]) as handle:
+        values = yaml.safe_load(handle) or {}
+    containers = (values.get("decode") or {}).get("containers") or [{}]
+    return containers[0]
+
+
+def assert_secure_defaults(record, pod, where):
+    """Issue 27: serving_stack's secure defaults (role defaults serving_stack_pod_security_context, _pod_probes,
+    _pod_requests, all on) as helm renders them, where the values file sets none of its own."""
+    assert pod["securityContext"] == {"runAsNonRoot": True, "runAsUser": 65532, "runAsGroup": 65532,
+                                      "seccompProfile": {"type": "RuntimeDefault"}}, where
+    restricted = {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}, "runAsNonRoot": True,
+                  "seccompProfile": {"type": "RuntimeDefault"}}
+    for container in pod["containers"]:
+        assert container["securityContext"] == restricted, (where, container["name"])
+        requests = (container.get("resources") or {}).get("requests") or {}
+        assert requests.get("cpu") and requests.get("memory"), (where, container["name"], container.get("resources"))
+    for container in pod.get("initContainers") or []:
+        # the chart's routing-proxy keeps the chart's own context (no values key for it): never privileged
+        context = container.get("securityContext") or {}
+        assert context.get("allowPrivilegeEscalation") is False and context.get("runAsNonRoot") is True, (
+            where, container["name"], context)
+    server, own = pod["containers"][0], _values_container(record)
+    own_extra = own.get("extraConfig") or {}
+    own_probes = dict((key, own.get(key) or own_extra.get(key)) for key in ("startupProbe", "readinessProbe",
+                                                                           "livenessProbe"))
+    if not any(own_probes.values()):
+        port = _server_port(server)
+        assert port, where
+        for key, (period, failures) in (("startupProbe", (10, 180)), ("readinessProbe", (5, 3)),
+                                        ("livenessProbe", (10, 3))):
+            assert server[key] == {"httpGet": {"path": "/health", "port": port[0]}, "periodSeconds": period,
+                                   "failureThreshold": failures, "timeoutSeconds": 5}, (where, key, server.get(key))
+    else:  # the values' own probes are kept as written, and no default is added beside them
+        for key, probe in own_probes.items():
+            assert server.get(key) == probe, (where, key)
+    if not own.get("resources"):
+        assert {"cpu": "100m", "memory": "1Gi"}.items() <= server["resources"]["requests"].items(), where
+
+
 def test_decode_pod_contract(rendered):
     inventory, out, plan = rendered
     for record in plan["records"]:
@@ -150,6 +198,7 @@ def test_decode_pod_contract(rendered):
             assert toleration in pod["tolerations"], where
         if record["names"].get("harbor_pull_secret"):
             assert {"name": "harbor-creds"} in pod["imagePullSecrets"], where
+        assert_secure_defaults(record, pod, where)
 
 
 def test_every_image_is_pinned_and_on_prem_comes_from_harbor_or_a_mirror(rendered):

@@ -5,7 +5,8 @@
 
 The stand-in helm (not the real one: tests/integration/render runs the real helm and charts) prints, for the
 modelservice release, a decode Deployment built from the values' decode.containers, and fails with an
-``Error:`` line when the values ask it to; it records every argv it was given.
+``Error:`` line when the values ask it to, or prints the values' ``raw`` text as the manifests; it records every
+argv it was given.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -15,11 +16,13 @@ __metaclass__ = type
 import json
 import os
 import sys
+import time
 
 import pytest
 from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.ai_platform.serving.plugins.modules import serving_stack_render
+from ansible_collections.ai_platform.serving.tests.support.plan_cases import alias_bomb
 
 STANDIN_HELM = r'''#!%s
 import json, sys
@@ -30,6 +33,9 @@ values = json.load(open(argv[argv.index("--values") + 1]))
 if values.get("fail"):
     sys.stderr.write("Pulled: x\nError: template: chart/templates/x.yaml:3: %%s\n" %% values["fail"])
     sys.exit(1)
+if values.get("raw"):  # what an extraObjects template (rendered through tpl) writes, as it wrote it
+    sys.stdout.write(values["raw"])
+    sys.exit(0)
 if argv[1].startswith("ms-"):
     containers = values.get("decode", {}).get("containers", [])
     print("---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: %%s-decode}\nspec:\n  replicas: 1\n"
@@ -115,6 +121,24 @@ def test_a_render_failure_names_model_chart_version_and_helms_error(capsys, helm
                               "v0.4.12) does not render with helm template: Error: template: chart/templates/x.yaml:3: "
                               "decode.containers: image of container is required")
     assert "Pulled:" not in failure and "q/modelservice" not in result["rendered"]
+
+
+def test_rendered_manifests_are_read_under_the_yaml_limits(capsys, helm):
+    """issue 27: an extraObjects template can write YAML anchors into the manifests; an alias bomb there is a render
+    failure naming model, chart and the limit, in well under 2 s, never expanded."""
+    manifest = "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata:\n" + "".join(
+        "  " + line + "\n" for line in alias_bomb(levels=9).splitlines())
+    values = specs()
+    values["q"]["values"]["modelservice"]["raw"] = manifest
+    started = time.monotonic()
+    result = run(capsys, helm, specs=values)
+    assert time.monotonic() - started < 2
+    assert result["failed"] is True
+    (failure,) = result["failures"]
+    assert failure.startswith("Qwen3-0.6B: release modelservice of chart llm-d-modelservice (llm-d-modelservice "
+                              "v0.4.12) does not render with helm template: Error: the rendered manifests are refused: "
+                              "it has more than 1000000 nodes once its aliases are expanded (an alias bomb)"), failure
+    assert "lol" not in failure and "q/modelservice" not in result["rendered"]
 
 
 def test_only_the_selected_releases_render_and_none_selected_renders_nothing(capsys, helm):

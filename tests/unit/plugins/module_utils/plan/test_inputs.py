@@ -130,6 +130,42 @@ def test_an_alias_bomb_values_file_fails_the_plan_in_under_2_s_and_200_mb(tmp_pa
     assert "lol" not in format_problems(problems)
 
 
+
+@pytest.mark.parametrize("case_id, where", [
+    ("values-file-mounts-another-models-claim", "decode.volumes[0].persistentVolumeClaim.claimName"),
+    ("values-file-mounts-another-models-claim-writable", "decode.volumes[0].persistentVolumeClaim.claimName"),
+    ("values-file-mounts-another-models-claim-read-only-false", "prefill.volumes[0].persistentVolumeClaim.claimName"),
+])
+def test_another_models_claim_mounted_is_refused_read_only_or_writable(tmp_path, case_id, where):
+    """issue 27 (audit gap 6): the mount is refused whatever readOnly says; the whole message, path included."""
+    settings = case_settings(tmp_path, CASES[case_id])
+    problems = build_plan(settings)[1]
+    path = "%s/generative/B/ms-b/values.yaml" % settings["models_dir"]
+    assert [str(p) for p in problems if p.severity == "error"] == [
+        "generative/B: values_files.ms: %s mounts the claim a-model of generative/A (%s): its pods could read or "
+        "overwrite the other model's weights (got '%s = a-model'). Fix: remove the volume from %s; each model mounts "
+        "only its own claim" % (path, where, where, path)]
+
+
+@pytest.mark.parametrize("case_id, reason", [
+    ("embedded-yaml-alias-bomb", "refused: it has more than 1000000 nodes once its aliases are expanded"),
+    ("embedded-yaml-nested-too-deep", "refused: it is nested deeper than 64 levels"),
+])
+def test_a_hostile_plugin_config_text_fails_the_plan_in_under_2_s(tmp_path, case_id, reason):
+    """A YAML text inside the GAIE values is read under the values file's limits by the plan, before any change."""
+    settings = case_settings(tmp_path, CASES[case_id])
+    started = time.monotonic()
+    records, problems = build_plan(settings)
+    elapsed = time.monotonic() - started
+    assert records == [] and elapsed < 2, elapsed
+    errors = [problem for problem in problems if problem.severity == "error"]
+    assert len(errors) == 1, format_problems(problems)
+    error = errors[0]
+    assert error.model == "generative/M" and error.field == "values_files.gaie"
+    assert error.problem.endswith("/generative/M/gaie-m/values.yaml: inferenceExtension.pluginsCustomConfig[c.yaml]: "
+                                  + reason + (" (an alias bomb)" if "alias" in reason else ""))
+    assert error.fix and "lol" not in format_problems(problems)
+
 SECRET = "s3cr3t-27-token"
 
 

@@ -131,3 +131,53 @@ def test_the_lock_file_readers_use_the_limits(tmp_path):
     assert "alias" in str(caught.value)
     with pytest.raises(bundle.BundleError):
         bundle.read_lock(str(tmp_path))
+
+
+def small_nodes(count):
+    """``a: [1, 1, ...]``: a mapping, its key, the list and ``count`` items (count + 3 nodes as written)."""
+    return "a: [" + ",".join(["1"] * count) + "]\n"
+
+
+def test_a_1_mib_file_of_small_nodes_is_refused_in_under_2_s_naming_the_file(tmp_path):
+    """issue 27 (audit gap 8): 500 000 nodes under the byte limit took 15 s and 370 MB to read; the node limit
+    refuses them before the composer runs."""
+    path = tmp_path / "values.yaml"
+    path.write_text(small_nodes((safe_yaml.MAX_BYTES - 10) // 2))
+    assert path.stat().st_size <= safe_yaml.MAX_BYTES
+    started = time.monotonic()
+    with pytest.raises(safe_yaml.YamlFileError) as caught:
+        safe_yaml.load_file(str(path))
+    assert time.monotonic() - started < 2
+    assert str(caught.value) == ("%s: refused: it has more than 100000 YAML nodes as written (keys, values and list "
+                                 "items). Fix: keep the values file to the keys the charts read (a real one has a few "
+                                 "thousand nodes)" % path)
+
+
+@pytest.mark.parametrize("libyaml", [True, False], ids=["libyaml-events", "composer"])
+def test_the_node_limit_counts_nodes_as_written_on_both_paths(monkeypatch, libyaml):
+    """The limit holds on libyaml's event count and, without libyaml, in the composer: at the limit the text is
+    read, one node over it is refused. Anchored nodes count once, as written (aliases have their own limits)."""
+    if not libyaml:
+        monkeypatch.setattr(safe_yaml.yaml, "__with_libyaml__", False)
+    elif not getattr(safe_yaml.yaml, "__with_libyaml__", False):
+        pytest.fail("PyYAML without libyaml: ansible-core's environment here has it", pytrace=False)
+    assert safe_yaml.loads(small_nodes(997), "v.yaml", max_written=1000) == {"a": [1] * 997}
+    with pytest.raises(safe_yaml.YamlFileError) as caught:
+        safe_yaml.loads(small_nodes(998), "v.yaml", max_written=1000)
+    assert caught.value.reason == "refused: it has more than 1000 YAML nodes as written (keys, values and list items)"
+    assert safe_yaml.loads("x: &a [1, 2]\ny: [*a, *a, *a]\n", "v.yaml", max_written=7) == {
+        "x": [1, 2], "y": [[1, 2]] * 3}
+
+
+def test_loads_all_reads_a_stream_and_holds_the_limits_over_all_its_documents():
+    assert safe_yaml.loads_all("a: 1\n---\n---\nb: [1, 2]\n") == [{"a": 1}, None, {"b": [1, 2]}]
+    assert safe_yaml.loads_all("") == []
+    # three documents of 400 expanded nodes each: under a limit of 1000 one at a time, over it together
+    doc = "x: &x [%s]\ny: [*x]\n" % ", ".join(["1"] * 197)
+    assert len(safe_yaml.loads_all(doc + "---\n" + doc, max_nodes=1000)) == 2
+    with pytest.raises(safe_yaml.YamlFileError) as caught:
+        safe_yaml.loads_all("---\n".join([doc] * 3), "manifests", max_nodes=1000)
+    assert caught.value.reason == "refused: it has more than 1000 nodes once its aliases are expanded (an alias bomb)"
+    with pytest.raises(safe_yaml.YamlFileError) as caught:
+        safe_yaml.loads_all("a: 1\n---\n" + alias_bomb(), "manifests")
+    assert "alias bomb" in caught.value.reason and str(caught.value).startswith("manifests: ")

@@ -16,6 +16,7 @@ import yaml
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import chart_facts as cf
 from ansible_collections.ai_platform.serving.tests.support import ROOT
+from ansible_collections.ai_platform.serving.tests.support.plan_cases import alias_bomb
 
 # The real upstream charts as a site carries them (tests/support/lab.py UPSTREAM_CHARTS).
 UPSTREAM_CHARTS = os.environ.get("AIPS_LAB_CHARTS_DIR") or os.path.join(os.path.dirname(ROOT), "shared", "upstream",
@@ -82,7 +83,10 @@ def test_an_archive_of_another_version_is_read_when_it_is_the_only_one(tmp_path)
 @pytest.mark.parametrize("members, error", [
     ([], "has no llm-d-modelservice/values.yaml"),
     ([("llm-d-modelservice/values.yaml", "- a list\n")], "is not a mapping"),
-    ([("llm-d-modelservice/values.yaml", "a: [\n")], "is not YAML"),
+    ([("llm-d-modelservice/values.yaml", "a: [\n")], "is not valid YAML at line 2"),
+    # the chart's values.yaml is read by the one YAML reader too (issue 27): an alias bomb is refused
+    ([("llm-d-modelservice/values.yaml", alias_bomb())], "is refused: it has more than 1000000 nodes once its "
+                                                          "aliases are expanded"),
 ])
 def test_a_broken_archive_is_an_error_not_the_table(tmp_path, members, error):
     path = tmp_path / "llm-d-modelservice-v0.4.12.tgz"

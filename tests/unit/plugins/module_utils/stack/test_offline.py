@@ -7,9 +7,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import time
+
 import pytest
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import offline
+from ansible_collections.ai_platform.serving.tests.support.plan_cases import alias_bomb
 
 RECORD = {"name": "M", "slug": "m", "model_artifacts_uri": "pvc+hf://m-model/hub/o/n",
           "values_files": {"ms": "/models/generative/M/ms-m/values.yaml", "gaie": "/models/generative/M/gaie-m/values.yaml"}}
@@ -81,3 +84,44 @@ def test_a_local_tokenizer_is_no_finding(pool):
 def test_no_plugin_config_or_a_broken_one_is_no_finding():
     assert offline.epp_hub_findings(RECORD, {}) == []
     assert offline.epp_hub_findings(RECORD, {"inferenceExtension": {"pluginsCustomConfig": {"c.yaml": "a: ["}}}) == []
+
+
+def embedded(text):
+    return {"inferenceExtension": {"pluginsConfigFile": "c.yaml", "pluginsCustomConfig": {"c.yaml": text}}}
+
+
+def test_an_alias_bomb_in_a_plugin_config_is_refused_in_under_2_s():
+    bomb = alias_bomb(levels=9)  # 10^9 nodes once expanded: about 10 minutes unguarded
+    assert len(bomb) < 1024
+    started = time.monotonic()
+    problems = offline.embedded_yaml_problems(RECORD, embedded(bomb))
+    findings = offline.epp_hub_findings(RECORD, embedded(bomb))
+    elapsed = time.monotonic() - started
+    assert elapsed < 2, elapsed
+    assert problems == ["M: /models/generative/M/gaie-m/values.yaml: inferenceExtension.pluginsCustomConfig[c.yaml]: "
+                        "refused: it has more than 1000000 nodes once its aliases are expanded (an alias bomb). Fix: "
+                        "write the values out without nested anchors (the text of "
+                        "inferenceExtension.pluginsCustomConfig[c.yaml] is YAML the EPP reads; it is held to the "
+                        "limits of a values file)"]
+    assert findings == []  # the refusal is reported once, by embedded_yaml_problems
+
+
+def test_a_plugin_config_nested_2000_deep_is_refused_not_a_recursion_error():
+    problems = offline.embedded_yaml_problems(RECORD, embedded("a: " + "[" * 2000 + "]" * 2000 + "\n"))
+    assert problems == ["M: /models/generative/M/gaie-m/values.yaml: inferenceExtension.pluginsCustomConfig[c.yaml]: "
+                        "refused: it is nested deeper than 64 levels. Fix: flatten the structure (the text of "
+                        "inferenceExtension.pluginsCustomConfig[c.yaml] is YAML the EPP reads; it is held to the "
+                        "limits of a values file)"]
+    assert offline.epp_hub_findings(RECORD, embedded("a: " + "[" * 2000 + "]" * 2000 + "\n")) == []
+
+
+def test_a_plugin_config_that_is_not_yaml_is_refused_without_its_text():
+    problems = offline.embedded_yaml_problems(RECORD, embedded("plugins:\n- type: x\n  secret-27: [\n"))
+    assert len(problems) == 1 and "[c.yaml]: not valid YAML at line" in problems[0]
+    assert "secret-27" not in problems[0]
+
+
+def test_valid_plugin_configs_are_no_problem():
+    assert offline.embedded_yaml_problems(RECORD, plugin_config(["modelName: o/n", "local: {}"])) == []
+    assert offline.embedded_yaml_problems(RECORD, {"inferenceExtension": {"pluginsCustomConfig": {"c": 1}}}) == []
+    assert offline.embedded_yaml_problems(RECORD, {}) == []

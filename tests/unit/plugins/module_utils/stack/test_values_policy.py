@@ -67,6 +67,13 @@ CASES = [
      "helm-lookup", "decode.extraConfig.annotations.a"),
     ("helm-lookup-in-a-list", "gaie", {"inferenceExtension": {"flags": ["{{- lookup \"v1\" \"Secret\" \"\" \"\" }}"]}},
      "helm-lookup", "inferenceExtension.flags[0]"),
+    # a nested tpl renders a lookup built from pieces: no "lookup" in the text (audit gap 9)
+    ("helm-lookup-built-by-tpl", "ms", {"decode": {"extraConfig": {"annotations": {
+        "a": "{{ tpl (print \"{{ (look\" \"up \\\"v1\\\" \\\"Secret\\\" \\\"kube-system\\\" \\\"x\\\").data }}\") . }}"}}}},
+     "helm-lookup", "decode.extraConfig.annotations.a"),
+    ("helm-lookup-from-base64-by-tpl", "gaie", {"inferenceExtension": {"flags": [
+        "{{- tpl (b64dec \"e3sgbG9va3VwICJ2MSIgIlNlY3JldCIgIiIgIiIgfX0=\") . }}"]}},
+     "helm-lookup", "inferenceExtension.flags[0]"),
     ("toleration-without-key", "ms", {"decode": {"tolerations": [{"operator": "Exists"}]}},
      "tolerate-everything", "decode.tolerations[0]"),
     ("other-claim-volume", "ms", {"decode": {"volumes": [{"name": "o", "persistentVolumeClaim": {
@@ -231,3 +238,20 @@ def test_refused_honours_the_allow_list():
     assert not vp.refused(RECORD, "privileged", key, values, "modelservice",
                           [{"model": "*", "rule": "privileged", "reason": "lab"}])
     assert not vp.refused(RECORD, "host-path", key, values, "modelservice", [])
+
+
+@pytest.mark.parametrize("text, shown", [
+    ('{{ (lookup "v1" "Secret" "" "").data }}', "<a template calling lookup>"),
+    ('{{ tpl (print "{{ look" "up \\"v1\\" \\"Secret\\" \\"\\" \\"\\" }}") . }}', "<a template calling tpl>"),
+    ('{{tpl .Values.x .}}', "<a template calling tpl>"),
+])
+def test_a_template_calling_lookup_or_tpl_is_shown_by_what_it_calls(text, shown):
+    problems = vp.policy_problems(RECORD, {"ms": {"decode": {"extraConfig": {"annotations": {"a": text}}}}})
+    assert len(problems) == 1 and "decode.extraConfig.annotations.a = '%s' is refused" % shown in problems[0], problems
+    assert text not in problems[0] and "\"Secret\"" not in problems[0]  # the template is never echoed
+
+
+@pytest.mark.parametrize("text", ["plain tpl and lookup words, no template", "{{ .Release.Name }}-templates",
+                                  "{{ include \"x.labels\" . }}"])
+def test_templates_without_lookup_or_tpl_pass(text):
+    assert vp.policy_problems(RECORD, {"ms": {"decode": {"extraConfig": {"annotations": {"a": text}}}}}) == []

@@ -90,3 +90,47 @@ def test_the_filter_builds_one_per_record_and_fails_with_its_name():
         flt.model_job_network_policies([record("harbor.example.com")])
     with pytest.raises(Exception, match="dns_peers must be a list"):
         flt.model_job_network_policies([record()], "10.0.0.1")
+
+
+@pytest.mark.parametrize("enabled", [False, "false", "no", 0])
+def test_the_off_switch_gives_no_policy_and_derives_nothing(enabled):
+    """model_storage_job_network_policy: false - no policy, even for a registry no policy could reach."""
+    assert np.job_network_policies([record(), record("harbor.example.com")], enabled=False) == []
+    assert flt.model_job_network_policies([record(), record("harbor.example.com")], enabled=enabled) == []
+
+
+def test_the_switch_on_gives_one_policy_per_record_and_a_bad_switch_fails():
+    made = flt.model_job_network_policies([record()], enabled="true")
+    assert [p["metadata"]["name"] for p in made] == ["all-minilm-l6-v2-rke2-model-jobs"]
+    assert np.job_network_policies([record()]) == [np.job_network_policy(record())]
+    with pytest.raises(Exception, match="^model_job_network_policies: enabled must be a boolean"):
+        flt.model_job_network_policies([record()], enabled="sometimes")
+
+
+def _role_expression():
+    """The role's own expression (roles/model_storage/tasks/harbor.yml) that computes the policies."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), *[".."] * 5, "roles", "model_storage", "tasks",
+                        "harbor.yml")
+    with open(path) as handle:
+        tasks = yaml.safe_load(handle)
+    facts = [task["ansible.builtin.set_fact"] for task in tasks if "model_storage__network_policies" in
+             (task.get("ansible.builtin.set_fact") or {})]
+    assert len(facts) == 1
+    return facts[0]["model_storage__network_policies"]
+
+
+@pytest.mark.parametrize("switch, names", [(True, ["all-minilm-l6-v2-rke2-model-jobs"]), (False, []),
+                                           ("false", [])])
+def test_the_roles_switch_reaches_the_filter(switch, names):
+    """The task's expression, rendered as the role runs it (Jinja's native types; the collection's filter and
+    Ansible's bool), with the role's switch on and off."""
+    from jinja2.nativetypes import NativeEnvironment
+    from ansible.module_utils.parsing.convert_bool import boolean
+    env = NativeEnvironment()
+    env.filters.update({"ai_platform.serving.model_job_network_policies": flt.model_job_network_policies,
+                        "bool": boolean})
+    variables = {"model_storage__harbor": [record()], "model_storage_job_network_policy": switch,
+                 "model_storage_job_network_policy_dns": [], "model_storage_job_network_policy_registry": [],
+                 "model_storage_cluster_domain": "cluster.local"}
+    made = env.from_string(_role_expression()).render(**variables)
+    assert [p["metadata"]["name"] for p in made] == names
