@@ -34,9 +34,9 @@ stage_unit() {
   python -m pytest -q tests/unit
 }
 
-# The oldest end of the support matrix (scripts/support-matrix.env): lint, ansible-test sanity and the unit
-# tests again on its Python, ansible-core and kubernetes.core, kept in .venv-oldest and .collections-oldest
-# (setup.sh makes them; the stages above ran on the newest end, .venv).
+# The oldest end of the support matrix (scripts/support-matrix.env): lint, ansible-test sanity, the unit
+# tests and the plan playbook tests again on its Python, ansible-core and kubernetes.core, kept in .venv-oldest
+# and .collections-oldest (setup.sh makes them; the stages above ran on the newest end, .venv).
 stage_oldest() {
   local venv="$ROOT/.venv-oldest" collections="$ROOT/.collections-oldest"
   AIPS_MATRIX_END=oldest AIPS_VENV="$venv" AIPS_COLLECTIONS="$collections" bash scripts/setup.sh
@@ -47,6 +47,9 @@ stage_oldest() {
   ansible-lint
   AIPS_VENV="$venv" AIPS_COLLECTIONS="$collections" bash scripts/sanity.sh
   python -m pytest -q -o "pythonpath=$collections $ROOT/lab" tests/unit
+  # the playbooks too: the plan through ansible-playbook (every rule's message) and no deprecation printed
+  python -m pytest -q -n 2 -o "pythonpath=$collections $ROOT/lab" tests/integration/plan/test_plan_playbook.py \
+    tests/integration/plan/test_no_deprecations.py
 }
 
 # No cluster is needed here, but the render test runs the helm the lab builds (lab-up runs first).
