@@ -41,7 +41,7 @@ stage_oldest() {
   local venv="$ROOT/.venv-oldest" collections="$ROOT/.collections-oldest"
   AIPS_MATRIX_END=oldest AIPS_VENV="$venv" AIPS_COLLECTIONS="$collections" bash scripts/setup.sh
   export PATH="$venv/bin:$PATH" VIRTUAL_ENV="$venv" ANSIBLE_COLLECTIONS_PATH="$collections"
-  ansible --version | head -1
+  ansible --version | sed -n 1p  # sed reads to the end: head may close the pipe under ansible (EPIPE)
   ansible-galaxy collection list kubernetes.core 2>/dev/null | grep -E '^kubernetes\.core'
   yamllint -s .
   ansible-lint
