@@ -508,4 +508,3 @@ def test_the_epp_fixes_the_messages_name_applied_render_an_epp_without_hugging_f
     assert "tokenizersPoolConfig" not in config[0]["data"]["precise-prefix-cache-config.yaml"]
     for _name, _replicas, serving in pod_specs(d for d in docs if d["kind"] in SERVING_KINDS):
         assert list(secret_references(serving)) == []
-

@@ -147,8 +147,8 @@ def assert_secure_defaults(record, pod, where):
             where, container["name"], context)
     server, own = pod["containers"][0], _values_container(record)
     own_extra = own.get("extraConfig") or {}
-    own_probes = dict((key, own.get(key) or own_extra.get(key)) for key in ("startupProbe", "readinessProbe",
-                                                                           "livenessProbe"))
+    own_probes = dict((key, own.get(key) or own_extra.get(key))
+                      for key in ("startupProbe", "readinessProbe", "livenessProbe"))
     if not any(own_probes.values()):
         port = _server_port(server)
         assert port, where

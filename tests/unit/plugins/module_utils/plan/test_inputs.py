@@ -130,7 +130,6 @@ def test_an_alias_bomb_values_file_fails_the_plan_in_under_2_s_and_200_mb(tmp_pa
     assert "lol" not in format_problems(problems)
 
 
-
 @pytest.mark.parametrize("case_id, where", [
     ("values-file-mounts-another-models-claim", "decode.volumes[0].persistentVolumeClaim.claimName"),
     ("values-file-mounts-another-models-claim-writable", "decode.volumes[0].persistentVolumeClaim.claimName"),
@@ -165,6 +164,7 @@ def test_a_hostile_plugin_config_text_fails_the_plan_in_under_2_s(tmp_path, case
     assert error.problem.endswith("/generative/M/gaie-m/values.yaml: inferenceExtension.pluginsCustomConfig[c.yaml]: "
                                   + reason + (" (an alias bomb)" if "alias" in reason else ""))
     assert error.fix and "lol" not in format_problems(problems)
+
 
 SECRET = "s3cr3t-27-token"
 

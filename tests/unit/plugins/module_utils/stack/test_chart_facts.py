@@ -85,8 +85,8 @@ def test_an_archive_of_another_version_is_read_when_it_is_the_only_one(tmp_path)
     ([("llm-d-modelservice/values.yaml", "- a list\n")], "is not a mapping"),
     ([("llm-d-modelservice/values.yaml", "a: [\n")], "is not valid YAML at line 2"),
     # the chart's values.yaml is read by the one YAML reader too (issue 27): an alias bomb is refused
-    ([("llm-d-modelservice/values.yaml", alias_bomb())], "is refused: it has more than 1000000 nodes once its "
-                                                          "aliases are expanded"),
+    ([("llm-d-modelservice/values.yaml", alias_bomb())],
+     "is refused: it has more than 1000000 nodes once its aliases are expanded"),
 ])
 def test_a_broken_archive_is_an_error_not_the_table(tmp_path, members, error):
     path = tmp_path / "llm-d-modelservice-v0.4.12.tgz"
