@@ -40,3 +40,17 @@ def test_unit_tests_mirror_the_packages():
             stem = name[len("test_"):-3]
             assert any(stem == m or stem.startswith(m + "_") for m in modules), (
                 "tests/unit/plugins/module_utils/%s/%s tests no module of plugins/module_utils/%s" % (package, name, package))
+
+
+def test_no_plugin_imports_six():
+    """ansible.module_utils.six is marked for removal (warnings from ansible-core 2.22, gone in 2.24): the
+    collection uses the Python 3 standard library on both ends of its support matrix."""
+    found = []
+    for folder, _dirs, files in os.walk(os.path.join(ROOT, "plugins")):
+        for name in files:
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                with open(path) as handle:
+                    if "module_utils.six" in handle.read():
+                        found.append(os.path.relpath(path, ROOT))
+    assert found == []

@@ -17,7 +17,7 @@ import hashlib
 import json
 import re
 
-from ansible.module_utils.six.moves.urllib.parse import urlencode
+from urllib.parse import urlencode
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry.transport import basic_auth, header
 

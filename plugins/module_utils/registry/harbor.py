@@ -13,7 +13,7 @@ __metaclass__ = type
 
 import json
 
-from ansible.module_utils.six.moves.urllib.parse import quote
+from urllib.parse import quote
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry.transport import basic_auth
 

@@ -16,8 +16,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import base64
-
-from ansible.module_utils.six.moves.urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit
 
 REDIRECTS = (301, 302, 303, 307, 308)
 MAX_REDIRECTS = 5
@@ -64,7 +63,7 @@ def open_url_transport(ca_file=None, validate_certs=True, timeout=30, follow_red
     ``follow_redirects=False`` returns a redirect as the answer (the Harbor API, which never redirects).
     ``opener`` stands in for open_url in unit tests.
     """
-    from ansible.module_utils.six.moves.urllib.error import HTTPError, URLError
+    from urllib.error import HTTPError, URLError
     if opener is None:
         from ansible.module_utils.urls import open_url as opener
 

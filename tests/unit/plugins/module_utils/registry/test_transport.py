@@ -6,9 +6,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import pytest
+from urllib.error import HTTPError, URLError
 
-from ansible.module_utils.six.moves.urllib.error import HTTPError, URLError
+import pytest
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import transport
 
