@@ -95,8 +95,10 @@ def job_network_policy(record, dns_peers=None, registry=None, cluster_domain="cl
                      "namespace": record["namespace"], "labels": naming.model_labels(record["slug"])},
         "spec": {
             "podSelector": {"matchLabels": manifests.labels(record)},
+            # no ingress key: Ingress in policyTypes with no rule denies all ingress. An empty list would be
+            # dropped by the API server, so every apply would differ from what it reads back (kubernetes.core then
+            # re-applies the object on each run and warns that the API may not be idempotent)
             "policyTypes": ["Ingress", "Egress"],
-            "ingress": [],
             "egress": egress,
         },
     }
