@@ -16,6 +16,7 @@ __metaclass__ = type
 import hashlib
 import json
 import os
+import shutil
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote, urlparse
@@ -102,7 +103,7 @@ class Mirror:
                 self.end_headers()
                 if body:
                     with open(meta["path"], "rb") as handle:
-                        self.wfile.write(handle.read())
+                        shutil.copyfileobj(handle, self.wfile, 1 << 20)
 
             def _serve(self, body):
                 url = urlparse(self.path)
