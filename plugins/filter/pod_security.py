@@ -16,7 +16,6 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.storage import
     manifests,
     network_policy,
 )
-from ansible_collections.ai_platform.serving.plugins.module_utils.k8s import namespaces
 from ansible_collections.ai_platform.serving.plugins.module_utils.k8s import pod_security
 from ansible_collections.ai_platform.serving.plugins.plugin_utils.filter_errors import filter_call
 
@@ -24,28 +23,6 @@ from ansible_collections.ai_platform.serving.plugins.plugin_utils.filter_errors 
 def pod_security_labels(levels):
     """``{enforce: restricted}`` -> ``{pod-security.kubernetes.io/enforce: restricted}``."""
     return filter_call("pod_security_labels", pod_security.namespace_labels, levels)
-
-
-def model_namespace_definitions(records, levels, existing=None):
-    """One Namespace definition per distinct namespace of ``records``, with the Pod Security labels of ``levels``.
-
-    A namespace not in ``existing`` (the names of the namespaces found on the cluster) is one the collection
-    creates: it also gets the collection's managed-by label, the mark removal deletes by. One that exists never
-    gets it (it is the site's; the label it already carries stays as it is)."""
-    if not isinstance(records, list) or not all(isinstance(r, dict) and r.get("namespace") for r in records):
-        raise AnsibleFilterError("model_namespace_definitions: expects a list of plan records (with namespace)")
-    if existing is not None and not isinstance(existing, list):
-        raise AnsibleFilterError("model_namespace_definitions: existing must be a list of namespace names")
-    return filter_call("model_namespace_definitions", namespaces.definitions, records, pod_security_labels(levels),
-                       existing)
-
-
-def model_namespace_outcome(result, definitions, secrets=None):
-    """The failures (naming namespace, object and fix, without the token) and the Namespace diffs of one
-    kubernetes.core.k8s call of the role model_namespaces."""
-    if secrets is not None and not isinstance(secrets, list):
-        raise AnsibleFilterError("model_namespace_outcome: secrets must be a list of strings")
-    return filter_call("model_namespace_outcome", namespaces.outcome, result, definitions, secrets or [])
 
 
 def model_clear_job(record, uid=pod_security.DEFAULT_UID, active_deadline_seconds=600):
@@ -83,8 +60,6 @@ class FilterModule(object):
     def filters(self):
         return {
             "pod_security_labels": pod_security_labels,
-            "model_namespace_definitions": model_namespace_definitions,
-            "model_namespace_outcome": model_namespace_outcome,
             "model_clear_job": model_clear_job,
             "model_job_network_policies": model_job_network_policies,
             "claim_users": claim_users,

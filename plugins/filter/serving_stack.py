@@ -14,7 +14,6 @@ from ansible.errors import AnsibleFilterError
 from ansible.module_utils.common.text.converters import to_native
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_marker
-from ansible_collections.ai_platform.serving.plugins.module_utils.registry import pull_secret
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values as stack_values
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import release_digest
 
@@ -71,17 +70,6 @@ def _plain(*values):
         return json.loads(json.dumps(values, default=to_native))
     except (TypeError, ValueError):
         return values
-
-
-def harbor_pull_secret(record, host, username, password):
-    """The record's harbor-creds Secret definition (kubernetes.io/dockerconfigjson)."""
-    _record(record, "harbor_pull_secret")
-    name = record["names"].get("harbor_pull_secret")
-    if not name:
-        raise AnsibleFilterError("harbor_pull_secret: %s has no pull secret (no Harbor token set)" % record.get("name"))
-    if not host or not username:
-        raise AnsibleFilterError("harbor_pull_secret: %s: Harbor host and user must be set" % record.get("name"))
-    return pull_secret.pull_secret(name, record["names"]["namespace"], host, username, password)
 
 
 def unpulled_models(claim_results):
@@ -155,7 +143,6 @@ class FilterModule(object):
             "stack_spec": stack_spec,
             "stack_specs": stack_specs,
             "serving_endpoints": serving_endpoints,
-            "harbor_pull_secret": harbor_pull_secret,
             "unpulled_models": unpulled_models,
             "stamp_served_digests": stamp_served_digests,
             "helm_failure": helm_failure,

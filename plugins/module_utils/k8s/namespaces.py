@@ -2,13 +2,13 @@
 # Copyright: (c) 2026, ai_platform.serving contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""What one kubernetes.core.k8s call for the model namespaces and their harbor-creds did, told without the token.
+"""The model namespaces and their harbor-creds pull secrets: what to apply, and what was done, told without the token.
 
-The role model_namespaces applies every Namespace and then every harbor-creds Secret in one call
-(``continue_on_error``, so each definition gets its own result, in the order of the definitions). That call is
-``no_log``: it carries the pull robot's token. This module turns its registered result into what may be shown:
-one failure message per definition not applied (naming the namespace, the object and what to do, with every
-form of the secret's content removed) and the diffs of the Namespaces (they hold no secret).
+The module model_namespace reads the namespaces (one list) and the pull secrets, applies every Namespace and
+then every harbor-creds Secret that is missing or differs (``pending``), each with its own result, and turns
+those results into what may be shown (``outcome``): one failure message per definition not applied (naming the
+namespace, the object and what to do, with every form of the secret's content removed) and the diffs of the
+Namespaces (they hold no secret).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -20,14 +20,15 @@ import binascii
 import json
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry import pull_secret
 
 REDACTED = "<redacted>"
 
 NAMESPACE_FIX = ("Fix: the kubeconfig's user must be allowed to create and patch namespaces "
-                 "(model_namespaces_kubeconfig, aips_kubeconfig); a namespace being deleted must finish first")
+                 "(aips_kubeconfig or the role's kubeconfig variable); a namespace being deleted must finish first")
 SECRET_FIX = ("Fix: the kubeconfig's user must be allowed to create and patch secrets in that namespace; check the "
               "pull robot (aips_harbor_hostname, aips_harbor_user, aips_harbor_token)")
-CALL_FIX = ("Fix: check the kubeconfig (model_namespaces_kubeconfig, aips_kubeconfig) and that the cluster's API "
+CALL_FIX = ("Fix: check the kubeconfig (aips_kubeconfig or the role's kubeconfig variable) and that the cluster's API "
             "answers")
 
 
@@ -158,3 +159,56 @@ def outcome(result, definitions, secrets=()):
             diffs.append(dict(namespace=definition["metadata"]["name"],
                               **dict((side, _readable(item["diff"].get(side))) for side in ("before", "after"))))
     return {"failures": failures, "diffs": diffs}
+
+
+def _holds(wanted, live):
+    """True when ``live`` (a dict or None) has every key of ``wanted`` with the same value."""
+    return live is not None and all(live.get(key) == value for key, value in (wanted or {}).items())
+
+
+def pending(namespace_definitions, secret_definitions, live_namespaces, live_secrets):
+    """The definitions to apply, Namespaces first: each whose object is missing or lacks what the definition sets.
+
+    ``live_namespaces``: ``{name: labels}`` of the namespaces on the cluster; ``live_secrets``: ``{(namespace,
+    name): secret as a dict}`` of the pull secrets read (a missing key is a Secret not found). A Namespace holds
+    when it carries the definition's labels (others' labels stay); a Secret when its type, data and labels are
+    the definition's. A run where everything holds applies nothing (no patch, no API write).
+    """
+    todo = []
+    for definition in namespace_definitions:
+        labels = live_namespaces.get(definition["metadata"]["name"])
+        if not _holds(definition["metadata"].get("labels"), labels):
+            todo.append(definition)
+    for definition in secret_definitions:
+        metadata = definition["metadata"]
+        live = live_secrets.get((metadata["namespace"], metadata["name"]))
+        if (live is None or live.get("type") != definition.get("type") or (live.get("data") or {}) != definition["data"]
+                or not _holds(metadata.get("labels"), (live.get("metadata") or {}).get("labels") or {})):
+            todo.append(definition)
+    return todo
+
+
+def pull_secrets(records, host, username, token):
+    """The harbor-creds Secret of each record that names one, once per namespace; none without a token.
+
+    Raises ValueError naming the model when the token is set but the host or the user is not.
+    """
+    if not token:
+        return []
+    made, seen = [], set()
+    for record in records:
+        name = (record.get("names") or {}).get("harbor_pull_secret")
+        if not name or (record["namespace"], name) in seen:
+            continue
+        if not host or not username:
+            raise ValueError("%s: the Harbor host and user of its pull secret %s must be set (aips_harbor_hostname, "
+                             "aips_harbor_user) when a token is" % (record.get("name"), name))
+        seen.add((record["namespace"], name))
+        made.append(pull_secret.pull_secret(name, record["namespace"], host, username, token))
+    return made
+
+
+def diff_entries(diffs):
+    """The Namespace diffs of ``outcome`` as Ansible's ``diff`` list (headers name the namespace)."""
+    return [dict(before=item["before"], after=item["after"], before_header="namespace %s" % item["namespace"],
+                 after_header="namespace %s" % item["namespace"]) for item in diffs]

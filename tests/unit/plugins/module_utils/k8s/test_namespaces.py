@@ -5,7 +5,6 @@ import json
 
 import pytest
 
-from ansible_collections.ai_platform.serving.plugins.filter import pod_security as flt
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import pull_secret
 from ansible_collections.ai_platform.serving.plugins.module_utils.k8s import namespaces
 
@@ -117,9 +116,50 @@ def test_a_message_that_is_no_status_is_shown_as_it_is():
     assert namespaces.error_text({}) == "no message"
 
 
-def test_the_filter_checks_its_input():
-    with pytest.raises(Exception, match="model_namespace_outcome"):
-        flt.model_namespace_outcome("nope", DEFINITIONS)
-    with pytest.raises(Exception, match="model_namespace_outcome: secrets"):
-        flt.model_namespace_outcome({}, DEFINITIONS, TOKEN)
-    assert flt.model_namespace_outcome({"skipped": True}, DEFINITIONS, [TOKEN]) == {"failures": [], "diffs": []}
+def test_outcome_checks_its_input():
+    with pytest.raises(ValueError, match="registered result"):
+        namespaces.outcome("nope", DEFINITIONS)
+    assert namespaces.outcome({"skipped": True}, DEFINITIONS, [TOKEN]) == {"failures": [], "diffs": []}
+
+
+LABELS = {"pod-security.kubernetes.io/enforce": "baseline"}
+RECORDS = [{"name": "a", "namespace": "llm-a", "names": {"harbor_pull_secret": "harbor-creds"}},
+           {"name": "a2", "namespace": "llm-a", "names": {"harbor_pull_secret": "harbor-creds"}},
+           {"name": "b", "namespace": "llm-b", "names": {"harbor_pull_secret": None}}]
+
+
+def test_pull_secrets_one_per_namespace_that_names_one_and_none_without_a_token():
+    made = namespaces.pull_secrets(RECORDS, "harbor.example", USER, TOKEN)
+    assert made == [SECRET_A]
+    assert namespaces.pull_secrets(RECORDS, "harbor.example", USER, "") == []
+    with pytest.raises(ValueError, match="a: the Harbor host and user of its pull secret harbor-creds must be set"):
+        namespaces.pull_secrets(RECORDS, "", USER, TOKEN)
+
+
+def _ns(name, labels):
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}}
+
+
+def test_pending_is_empty_when_every_object_holds_what_it_sets():
+    live_secret = dict(SECRET_A, metadata=dict(SECRET_A["metadata"], labels=dict(SECRET_A["metadata"]["labels"], x="y")))
+    live = {"llm-a": dict(LABELS, other="kept"), "llm-b": dict(LABELS)}
+    assert namespaces.pending([_ns("llm-a", LABELS), _ns("llm-b", LABELS)], [SECRET_A], live,
+                              {("llm-a", "harbor-creds"): live_secret}) == []
+
+
+def test_pending_names_what_is_missing_or_differs_namespaces_first():
+    other_token = pull_secret.pull_secret("harbor-creds", "llm-a", "harbor.example", USER, "another")
+    live = {"llm-a": {"pod-security.kubernetes.io/enforce": "restricted"}}
+    wanted = [_ns("llm-a", LABELS), _ns("llm-b", LABELS)]
+    # a level changed and a namespace missing; a secret with other data
+    assert namespaces.pending(wanted, [SECRET_A], live, {("llm-a", "harbor-creds"): other_token}) == wanted + [SECRET_A]
+    # a secret not found, one of another type, one without the collection's label
+    assert namespaces.pending([], [SECRET_A], {}, {}) == [SECRET_A]
+    assert namespaces.pending([], [SECRET_A], {}, {("llm-a", "harbor-creds"): dict(SECRET_A, type="Opaque")}) == [SECRET_A]
+    unlabelled = dict(SECRET_A, metadata={"name": "harbor-creds", "namespace": "llm-a"})
+    assert namespaces.pending([], [SECRET_A], {}, {("llm-a", "harbor-creds"): unlabelled}) == [SECRET_A]
+
+
+def test_diff_entries_name_the_namespace():
+    assert namespaces.diff_entries([{"namespace": "llm-a", "before": {"a": 1}, "after": {"a": 2}}]) == [
+        {"before": {"a": 1}, "after": {"a": 2}, "before_header": "namespace llm-a", "after_header": "namespace llm-a"}]

@@ -7,6 +7,7 @@ from ansible_collections.ai_platform.serving.tests.support.plan_cases import cas
 from ansible_collections.ai_platform.serving.plugins.filter import pod_security as flt
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan import build as plan
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims, manifests, pull_script
+from ansible_collections.ai_platform.serving.plugins.module_utils.k8s import namespaces
 from ansible_collections.ai_platform.serving.plugins.module_utils.k8s import pod_security as ps
 
 DIGEST = "sha256:" + "a" * 64
@@ -162,12 +163,12 @@ def test_helm_repairs_undo_only_what_blocks_an_upgrade(record):
     assert helm_repairs([release("ms-e", "failed", 2), release("infra-e", "superseded", 1)], [record]) == []
 
 
-def test_model_namespace_definitions_one_per_namespace_with_labels():
+def test_namespace_definitions_one_per_namespace_with_labels():
     records = [{"namespace": "llm-d-a"}, {"namespace": "shared"}, {"namespace": "shared"}]
-    defs = flt.model_namespace_definitions(records, {"enforce": "baseline"})
+    defs = namespaces.definitions(records, ps.namespace_labels({"enforce": "baseline"}))
     assert [d["metadata"]["name"] for d in defs] == ["llm-d-a", "shared"]
     assert defs[0] == {"apiVersion": "v1", "kind": "Namespace", "metadata": {
         "name": "llm-d-a", "labels": {"pod-security.kubernetes.io/enforce": "baseline"}}}
-    assert flt.model_namespace_definitions([], {}) == []
-    with pytest.raises(Exception, match="model_namespace_definitions"):
-        flt.model_namespace_definitions([{"slug": "a"}], {})
+    assert namespaces.definitions([], {}) == []
+    with pytest.raises(KeyError):
+        namespaces.definitions([{"slug": "a"}], {})

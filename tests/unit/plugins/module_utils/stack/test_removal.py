@@ -13,10 +13,9 @@ import os
 import pytest
 import yaml
 
-from ansible_collections.ai_platform.serving.plugins.filter import pod_security as flt
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import removal
-from ansible_collections.ai_platform.serving.plugins.module_utils.k8s import namespaces
+from ansible_collections.ai_platform.serving.plugins.module_utils.k8s import namespaces, pod_security
 
 with open(os.path.join(os.path.dirname(__file__), "fixtures", "removal_namespace.yml")) as handle:
     FIX = yaml.safe_load(handle)
@@ -152,7 +151,7 @@ def test_the_report_names_at_most_eight_objects():
 ])
 def test_only_namespaces_the_collection_creates_get_its_label(existing, labelled):
     records = [{"namespace": "llm-a"}, {"namespace": "llm-b"}, {"namespace": "llm-a"}]
-    made = flt.model_namespace_definitions(records, {"enforce": "baseline"}, existing)
+    made = namespaces.definitions(records, pod_security.namespace_labels({"enforce": "baseline"}), existing)
     assert [d["metadata"]["name"] for d in made] == ["llm-a", "llm-b"]
     assert [d["metadata"]["name"] for d in made if naming.created_by_collection(d)] == labelled
     assert all(d["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "baseline" for d in made)

@@ -303,13 +303,8 @@ def test_every_model_in_one_step_is_each_model_alone_and_its_endpoint(recs):
 def test_filters(recs):
     rec = recs["all-minilm-l6-v2-rke2"]
     assert sorted(flt.FilterModule().filters()) == [
-        "harbor_pull_secret", "helm_failure", "release_digest_records", "release_plan", "serving_endpoints", "stack_spec",
+        "helm_failure", "release_digest_records", "release_plan", "serving_endpoints", "stack_spec",
         "stack_specs", "stamp_served_digests", "unpulled_models"]
-    secret = flt.harbor_pull_secret(rec, HARBOR, "u", "p")
-    assert secret["metadata"] == {"name": "harbor-creds", "namespace": "llm-d-all-minilm-l6-v2-rke2",
-                                  "labels": {"app.kubernetes.io/managed-by": "ai_platform.serving"}}
-    with pytest.raises(AnsibleFilterError, match="no pull secret"):
-        flt.harbor_pull_secret(records(provider="cloud", token="", embedder=False)["qwen3-0-6b-rke2"], HARBOR, "u", "")
     with pytest.raises(AnsibleFilterError, match="must be a mapping"):
         flt.stack_spec(rec, ["not", "a", "dict"])
     with pytest.raises(AnsibleFilterError, match="model_plan record"):
