@@ -202,7 +202,7 @@ def endpoint_url(names, kind, cluster_domain, embeddings_port):
 def managed_labels():
     """The label of every object the collection creates.
 
-    On a Namespace it means "created by the collection": model_namespaces puts it only on a namespace
+    On a Namespace it means "created by the collection": model_namespace puts it only on a namespace
     that did not exist before (never on one it found), and removal deletes no other namespace."""
     return {LABEL_MANAGED_BY: MANAGED_BY}
 

@@ -19,7 +19,7 @@ description:
     Roles, RoleBindings, NetworkPolicies, Ingresses, HTTPRoutes, Gateways, Leases; a kind the API does not serve
     is skipped).
   - A namespace is to be deleted (RV(delete)) only when the collection created it (its label
-    C(app.kubernetes.io/managed-by=ai_platform.serving), which model_namespaces puts only on a namespace it
+    C(app.kubernetes.io/managed-by=ai_platform.serving), which model_namespace puts only on a namespace it
     created), no other model of O(plan) lives in it, no object of another model is left in it, no removed model
     serves from a user-owned claim there, and no object the collection did not make is left in it.
   - Otherwise it stays (RV(kept), one report line each naming the namespace, why and what remains), and the

@@ -8,7 +8,7 @@ serving_stack (``serving_stack_state: absent`` with ``serving_stack_remove_stora
 namespace and the objects left in it after the releases went (the module ``serving_stack_removal``), and this
 module decides. A namespace is deleted only when all of these hold:
 
-- it carries the collection's label ``app.kubernetes.io/managed-by=ai_platform.serving``, which model_namespaces
+- it carries the collection's label ``app.kubernetes.io/managed-by=ai_platform.serving``, which model_namespace
   puts only on a namespace it created (never on one it found);
 - no model of the plan that is not being removed lives in it (the seed's ``nameSpace`` override lets models share
   one), and no object of another model of the collection (its slug label) is left in it;
