@@ -60,6 +60,15 @@ if [ "$1" = pull ]; then
   if [ -n "$FAKE_CORRUPT" ]; then echo corrupted >>"$FAKE_CORRUPT"; fi
   exit 0
 fi
+if [ "$1 $2" = "blob fetch" ]; then
+  # blob fetch --output <file> <repo>@<digest>: the file of src/ with that digest
+  [ "$FAKE_FAIL" = full ] && { echo "Error: write $4: no space left on device" >&2; exit 1; }
+  want="${5#*@sha256:}"
+  found=$(cd "$FAKE_DIR/src" && find . -type f -exec sha256sum {} + | awk -v w="$want" '$1 == w { print $2; exit }')
+  [ -n "$found" ] || { echo "Error: $5: not found" >&2; exit 1; }
+  cp "$FAKE_DIR/src/$found" "$4"
+  exit 0
+fi
 if [ "$1 $2" = "manifest fetch" ]; then
   case "$3" in
     --format*) cat "$FAKE_DIR/layers.txt" ;;
@@ -121,6 +130,11 @@ def model_files(weights=b"weights-v1", commit=COMMIT):
         snap + "1_Pooling/config.json": b'{"model_type": "pooling-not-top-level"}',
         snap + "model.safetensors": weights,
     }
+
+
+def transfers(pod):
+    """The oras calls of the last run that move files (pull, blob fetch), not the manifest fetches."""
+    return [c for c in pod.calls() if c.startswith(("pull ", "blob "))]
 
 
 class Pod(object):
@@ -188,7 +202,10 @@ def test_fresh_pull_writes_marker_after_verification(pod):
     assert pod.report()["status"] == "ok" and pod.report()["digest"] == digest
     assert (pod.cache / "hub" / REPO / "refs" / "main").read_text() == COMMIT
     assert sorted(os.listdir(str(pod.cache))) == [".pulled", ".revisions", "hub"]
-    assert records(pod) == [digest[len("sha256:"):]]
+    assert records(pod) == layer_lists(pod) == [digest[len("sha256:"):]]
+    # the first pull takes the fast path: one oras pull, everything over the wire
+    assert [c.split()[0] for c in transfers(pod)] == ["pull"]
+    assert (marker["fetched_bytes"], marker["fetched_files"], marker["reused_files"]) == (marker["size"], 3, 0)
 
 
 def test_a_slow_pull_logs_progress_lines_with_bytes_rate_eta_and_files(pod):
@@ -367,8 +384,15 @@ def test_failed_repull_keeps_no_stale_marker_but_old_copy(pod):
 
 
 def records(pod):
-    """The revision records on the claim (one file per manifest digest; dot files are the script's own)."""
-    return sorted(name for name in os.listdir(str(pod.cache / ".revisions")) if not name.startswith("."))
+    """The revision records on the claim (one file per manifest digest; dot files are the script's own, <hex>.layers
+    the layer list of a record)."""
+    return sorted(name for name in os.listdir(str(pod.cache / ".revisions"))
+                  if not name.startswith(".") and not name.endswith(".layers"))
+
+
+def layer_lists(pod):
+    """The revisions whose layer list is on the claim (<hex>.layers)."""
+    return sorted(name[:-len(".layers")] for name in os.listdir(str(pod.cache / ".revisions")) if name.endswith(".layers"))
 
 
 def tree(pod):
@@ -501,7 +525,9 @@ def test_a_kept_revision_with_a_missing_file_is_pulled_again(pod):
     _artifact(str(pod.fake), model_files())
     proc = pod.run(v1)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "its snapshot has 2 of 3 files" in proc.stdout and any(c.startswith("pull ") for c in pod.calls())
+    assert "its snapshot has 2 of 3 files" in proc.stdout
+    # the files v2 shares with v1 come from v2's snapshot, the weights (the file missing) from the registry
+    assert [c.split()[3] for c in transfers(pod)] == ["%s/snapshots/%s/model.safetensors" % (REPO, COMMIT)]
     assert (pod.cache / "hub" / REPO / "snapshots" / COMMIT / "model.safetensors").read_bytes() == b"weights-v1"
 
 
