@@ -329,8 +329,9 @@ n=0; SUMS="$SCRATCH/sums"; mkdir -p "$SUMS"
 while read -r digest size mtype unpack title; do
   [ -f "$title" ] || fail 42 "layer $title was not pulled"
   n=$((n + 1))
-  # files from the claim are hashed always, the fetched ones unless verify is off; as many at a time as oras pulls
-  if [ "${AIPS_VERIFY:-1}" = 1 ] || [ -f "$SCRATCH/local/$n" ]; then
+  # with verify off, oras pull checks each blob while it writes it; files from the claim are hashed always, and so
+  # are blobs fetched one by one beside them (the changed files); as many at a time as oras pulls
+  if [ "${AIPS_VERIFY:-1}" = 1 ] || [ "$reuse_files" -gt 0 ]; then
     sha256sum "$title" | cut -d' ' -f1 >"$SUMS/$n" &
     [ $((n % ${AIPS_CONCURRENCY:-4})) -ne 0 ] || wait
   fi

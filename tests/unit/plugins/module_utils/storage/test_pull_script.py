@@ -67,6 +67,7 @@ if [ "$1 $2" = "blob fetch" ]; then
   found=$(cd "$FAKE_DIR/src" && find . -type f -exec sha256sum {} + | awk -v w="$want" '$1 == w { print $2; exit }')
   [ -n "$found" ] || { echo "Error: $5: not found" >&2; exit 1; }
   cp "$FAKE_DIR/src/$found" "$4"
+  if [ "$FAKE_CORRUPT" = "$4" ]; then echo corrupted >>"$4"; fi
   exit 0
 fi
 if [ "$1 $2" = "manifest fetch" ]; then
@@ -710,3 +711,14 @@ def test_the_free_space_check_of_an_upgrade_counts_only_the_bytes_to_fetch(pod):
     assert proc.returncode == pull_script.PERMANENT_EXIT_CODE, proc.stdout + proc.stderr
     # the new file and refs/main (40 bytes, counted until it is written from the commit); hard links take no room
     assert "needs 6100 bytes (1 files to fetch, 6040 bytes, 0 bytes of copies" in pod.report()["reason"], pod.report()["reason"]
+
+
+def test_a_blob_fetched_beside_the_local_files_is_hashed_with_verify_off_too(pod):
+    v1 = _artifact(str(pod.fake), five_files(COMMIT))
+    assert pod.run(v1).returncode == 0
+    target = "%s/snapshots/%s/model.safetensors" % (REPO, COMMIT_B)
+    proc = pod.run(_artifact(str(pod.fake), five_files(COMMIT_B, changed=["model.safetensors"])), verify="0",
+                   corrupt=target)
+    assert proc.returncode == pull_script.PERMANENT_EXIT_CODE, proc.stdout + proc.stderr
+    assert "%s holds sha256:" % target in pod.report()["reason"]
+    assert pod.marker()["digest"] == v1 and (pod.cache / "hub" / REPO / "refs" / "main").read_text() == COMMIT
