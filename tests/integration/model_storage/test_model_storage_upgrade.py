@@ -77,6 +77,7 @@ def test_an_upgrade_where_one_small_file_changed_fetches_only_that_file(model_fa
             assert os.stat(os.path.join(new, rel)).st_ino == os.stat(os.path.join(old, rel)).st_ino, rel
             compared += 1
     assert compared == 12
+    before_bytes, after_bytes = int(before["fetched_bytes"]), int(after["fetched_bytes"])
+    figures = (model.slug, before_bytes, after_bytes, int(after["reused_files"]), float(before_bytes) / after_bytes)
     print("\nupgrade of %s: before (whole artifact) %d bytes fetched, after %d bytes fetched (%d files reused, "
-          "%.0fx less over the wire)" % (model.slug, int(before["fetched_bytes"]), int(after["fetched_bytes"]),
-                                        int(after["reused_files"]), float(before["fetched_bytes"]) / float(after["fetched_bytes"])))
+          "%.0fx less over the wire)" % figures)
