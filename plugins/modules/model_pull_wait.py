@@ -154,7 +154,8 @@ pulls:
   description:
     - With O(jobs), one entry per Job in the order of O(jobs) - its C(slug), C(name), C(namespace), C(pvc), C(pv) and
       the keys a single-Job wait returns at the top level (RV(digest), RV(size), RV(files), RV(reused),
-      RV(switched), RV(pull_seconds), RV(verify_seconds), RV(metadata), RV(marker), RV(annotations), RV(progress),
+      RV(switched), RV(pull_seconds), RV(verify_seconds), RV(fetched_bytes), RV(fetched_files), RV(reused_files),
+      RV(metadata), RV(marker), RV(annotations), RV(progress),
       RV(duration), RV(state), RV(observed)). A Job that failed has C(failed=true), RV(reason), RV(log_tail) and
       RV(recovery) instead of the pull's keys (the task's C(msg) holds each failed model's message, log tail and
       recovery steps); C(duration) is the seconds until this Job settled.
@@ -189,6 +190,25 @@ pull_seconds:
   version_added: 0.1.0
 verify_seconds:
   description: Seconds the re-hash of every file against the manifest took (0 when the copy was reused).
+  returned: success
+  type: int
+  version_added: 0.1.0
+fetched_bytes:
+  description:
+    - Bytes this Job fetched from the registry. An upgrade takes every file whose digest a revision kept on the
+      claim already holds from there (a hard link), so only the files that changed come over the wire; the first
+      pull fetches the whole artifact (RV(size)); 0 when the copy was reused or switched to.
+  returned: success
+  type: int
+  version_added: 0.1.0
+fetched_files:
+  description: Model files this Job fetched from the registry (0 when the copy was reused).
+  returned: success
+  type: int
+  version_added: 0.1.0
+reused_files:
+  description: Model files taken from revisions already on the claim instead of the registry (each hashed against
+    the manifest before the switch); all of RV(files) when the copy was reused or switched to.
   returned: success
   type: int
   version_added: 0.1.0
@@ -330,7 +350,11 @@ def outcome(client, api, waiter, params, job_params, elapsed, timeout):
                 digest=marker["digest"], size=marker.get("size"), files=pull_marker.model_file_count(marker),
                 reused=reused,
                 switched=marker.get("switched") == "true", pull_seconds=0 if reused else marker.get("pull_seconds", 0),
-                verify_seconds=0 if reused else marker.get("verify_seconds", 0), msg="%s %s" % (
+                verify_seconds=0 if reused else marker.get("verify_seconds", 0),
+                fetched_bytes=0 if reused else marker.get("fetched_bytes", marker.get("size")),
+                fetched_files=0 if reused else marker.get("fetched_files", pull_marker.model_file_count(marker)),
+                reused_files=pull_marker.model_file_count(marker) if reused else marker.get("reused_files", 0),
+                msg="%s %s" % (
                     ("switched to the revision kept on the volume, nothing pulled:"
                      if marker.get("switched") == "true" else
                      "reused the verified copy on the volume, nothing pulled:") if reused else "pulled",

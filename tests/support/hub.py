@@ -90,3 +90,16 @@ def variant_hub(tmp_path, name, extra, commit=MINILM_COMMIT):
     hub = os.path.join(str(tmp_path), "hub-" + name)
     build_hub_cache(model_dir, hub, MINILM_REPO, commit)
     return hub
+
+
+def edited_hub(tmp_path, name, edits, commit):
+    """A MiniLM hub cache under another ``commit`` whose files named in ``edits`` (path in the model -> bytes) hold
+    other bytes, every other file the same: a new revision where only those files changed."""
+    model_dir = os.path.join(str(tmp_path), "model-" + name)
+    shutil.copytree(minilm_dir(), model_dir)
+    for rel, content in edits.items():
+        with open(os.path.join(model_dir, rel), "wb") as handle:
+            handle.write(content)
+    hub = os.path.join(str(tmp_path), "hub-" + name)
+    build_hub_cache(model_dir, hub, MINILM_REPO, commit)
+    return hub

@@ -31,15 +31,20 @@ ANNOTATION_DIGEST = naming.annotation_key("digest")
 ANNOTATION_REFERENCE = naming.annotation_key("reference")
 # Marker keys published as PVC annotations (key -> annotation suffix).
 ANNOTATED_KEYS = ("digest", "reference", "tag", "commit", "size", "files", "model_files", "pulled_at", "switched_at",
-                  "architectures", "model_type", "torch_dtype", "transformers_version", "revisions")
+                  "fetched_bytes", "fetched_files", "reused_files", "architectures", "model_type", "torch_dtype",
+                  "transformers_version", "revisions")
 ANNOTATION_REVISIONS = naming.annotation_key("revisions")
 # Revisions a claim keeps beside the served one, by default (serving_stack prunes the rest after a rollout).
 DEFAULT_KEEP_REVISIONS = 1
+# What a pull moved: bytes and model files over the wire, model files (and bytes) taken from revisions on the claim.
+TRANSFER_KEYS = ("fetched_bytes", "fetched_files", "reused_files", "reused_bytes")
 METADATA_KEYS = ("architectures", "model_type", "torch_dtype", "transformers_version")
 
 
 def parse_marker(text):
-    """``key=value`` lines -> dict (unknown lines ignored). Integers for size, files, model_files and seconds."""
+    """``key=value`` lines -> dict (unknown lines ignored). Integers for size, files, model_files, seconds and the
+    pull's transfer figures (``fetched_bytes``/``fetched_files`` from the registry, ``reused_files``/``reused_bytes``
+    taken from revisions already on the claim)."""
     result = {}
     revisions = []
     for line in (text or "").splitlines():
@@ -54,7 +59,7 @@ def parse_marker(text):
         result[key] = value.strip()
     if revisions:
         result["revisions"] = revisions
-    for key in ("size", "files", "model_files", "pull_seconds", "verify_seconds"):
+    for key in ("size", "files", "model_files", "pull_seconds", "verify_seconds") + TRANSFER_KEYS:
         if key in result:
             try:
                 result[key] = int(result[key])

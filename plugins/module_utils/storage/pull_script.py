@@ -68,7 +68,8 @@ run_oras() {
 next_seq() { n=$(cat "$REVS/.seq" 2>/dev/null || echo 0); n=$((n + 1)); echo "$n" >"$REVS/.seq"; echo "$n"; }
 revision_lines() {
   [ -d "$REVS" ] || return 0
-  for r in $(for f in "$REVS"/*; do [ -f "$f" ] && echo "$(sed -n 's/^seq=//p' "$f") ${f##*/}"; done \
+  for r in $(for f in "$REVS"/*; do case "$f" in *.layers) continue ;; esac
+        [ -f "$f" ] && echo "$(sed -n 's/^seq=//p' "$f") ${f##*/}"; done \
       | sort -rn | head -n 8 | cut -d' ' -f2); do
     echo "revision=sha256:$r $(sed -n 's/^commit=//p' "$REVS/$r") $(sed -n 's/^pulled_at=//p' "$REVS/$r") \
 $(sed -n 's/^tag=//p' "$REVS/$r")"
@@ -173,7 +174,7 @@ if [ -f "$REVS/$HEX" ] && [ -w "$CACHE" ]; then
   fi
   log "$WANT is recorded on the claim but its snapshot has $(model_count "$have") of $(model_count "$want") files, \
 $bytes of $want_bytes bytes: pulling afresh"
-  rm -f "$REVS/$HEX"
+  rm -f "$REVS/$HEX" "$REVS/$HEX.layers"
 fi
 if [ -f "$MARKER" ]; then
   log "marker holds $(grep '^digest=' "$MARKER" || echo 'no digest'), want $WANT: pulling afresh"
@@ -226,47 +227,134 @@ while read -r digest size mtype unpack title; do
 done <"$SCRATCH/layers.txt"
 [ "$count" -gt 0 ] || fail 42 "the artifact has no titled layers"
 [ -n "$COMMIT" ] || fail 42 "the artifact has no snapshots/<commit>/ files"
-# 2. room for the new copy beside the verified one, which is never removed before the new one is verified
-free=$(free_bytes); need=$((total + total / 100))
+# 2. the layers a revision kept on the claim already holds (its layer list, $REVS/<hex>.layers: digest size title,
+# written when its pull was verified) are taken from there (a hard link, a copy where linking fails); only the
+# others come from the registry. Every file is hashed against the manifest before the switch, a local one always.
+HAVE="$SCRATCH/have.txt"; : >"$HAVE"; unlisted=0
+for r in "$REVS"/*; do
+  [ -f "$r" ] || continue
+  case "$r" in
+    *.layers)
+      [ -f "${r%.layers}" ] || continue
+      while read -r d s t; do
+        case "$t" in */refs/main|"") continue ;; esac
+        if [ -f "$HUB/$t" ] && [ "$(stat -c %s "$HUB/$t")" = "$s" ]; then echo "$d $t"; fi
+      done <"$r" >>"$HAVE" ;;
+    *) [ -f "$r.layers" ] || unlisted=$((unlisted + 1)) ;;
+  esac
+done
+if [ -f "$MARKER" ] && [ ! -f "$REVS/$(field_of digest "$MARKER" | sed 's/^sha256://').layers" ]; then unlisted=$((unlisted + 1)); fi
+local_of() { grep -m 1 "^$1 " "$HAVE" | cut -d' ' -f2-; }
+reuse_files=0; reuse_bytes=0; fetch_files=0; fetch_bytes=0
+while read -r digest size mtype unpack title; do
+  case "$title" in */refs/main) continue ;; esac
+  if [ -n "$(local_of "$digest")" ]; then
+    reuse_files=$((reuse_files + 1)); reuse_bytes=$((reuse_bytes + size))
+  else
+    fetch_files=$((fetch_files + 1)); fetch_bytes=$((fetch_bytes + size))
+  fi
+done <"$SCRATCH/layers.txt"
+[ "$reuse_files" -gt 0 ] || [ "$unlisted" -eq 0 ] || log "the revisions on the claim were recorded without a layer list \
+(pulled before this release): downloading every file"
+# refs/main (the commit, the one layer not a model file) counts with the files to fetch until it is written locally
+ref_bytes=$((total - reuse_bytes - fetch_bytes))
+# hard links take no room; copies do (counted in full when a trial link on the claim fails)
+copy_bytes=0
+if [ "$reuse_files" -gt 0 ]; then
+  first=$(head -n 1 "$HAVE" | cut -d' ' -f2-)
+  rm -f "$CACHE/.pull-link-test"
+  if ln "$HUB/$first" "$CACHE/.pull-link-test" 2>/dev/null; then rm -f "$CACHE/.pull-link-test"; else copy_bytes=$reuse_bytes; fi
+fi
+free=$(free_bytes)
+if [ "$reuse_files" -gt 0 ]; then
+  fetch=$((fetch_bytes + ref_bytes + copy_bytes)); need=$((fetch + fetch / 100))
+  what="$fetch_files files to fetch, $((fetch_bytes + ref_bytes)) bytes, $copy_bytes bytes of copies of the files on the claim"
+else
+  need=$((total + total / 100)); what="$model_files files, $total bytes"
+fi
+# room for the new copy beside the verified one, which is never removed before the new one is verified
 if [ "$free" -lt "$need" ]; then
   kept="the claim is empty"
   [ -f "$MARKER" ] && kept="the verified copy ($(grep '^digest=' "$MARKER" || echo 'no digest')) and its marker are kept"
-  fail 42 "not enough free space on the claim: the pull needs $need bytes ($model_files files, $total bytes, plus 1%), \
+  fail 42 "not enough free space on the claim: the pull needs $need bytes ($what, plus 1%), \
 $free are free; $kept. Grow modelSource.storageSize to hold both copies, or clear the claim (playbooks/cache.yml) first"
 fi
 rm -rf "$STAGE" "$OLD"
-mkdir -p "$STAGE/hub"
+mkdir -p "$STAGE/hub" "$SCRATCH/local"
 started=$(date +%s)
-log "pulling $REF ($model_files files, $total bytes; $free bytes free)"
 cd "$STAGE/hub"
 progress &
 PROGRESS=$!
 trap 'kill "$PROGRESS" 2>/dev/null || true' EXIT
-run_oras pull --concurrency "${AIPS_CONCURRENCY:-4}" "$REF"
+# one blob into a file of the staging dir (ERR per call: the fetches run side by side)
+fetch_blob() { mkdir -p "$(dirname "$2")"; (ERR="$SCRATCH/oras.$3.err"; run_oras blob fetch --output "$2" "${REF%@*}@$1" </dev/null); }
+if [ "$reuse_files" -eq 0 ]; then
+  fetched_files=$model_files; fetched_bytes=$total
+  log "pulling $REF ($model_files files, $total bytes; $free bytes free)"
+  run_oras pull --concurrency "${AIPS_CONCURRENCY:-4}" "$REF"
+else
+  log "reusing $reuse_files files ($(human "$reuse_bytes")) from revisions on the claim; fetching $fetch_files files \
+($(human "$fetch_bytes")) of $REF ($free bytes free)"
+  n=0; pids=""; running=0; fetched_files=0; fetched_bytes=0
+  while read -r digest size mtype unpack title; do
+    n=$((n + 1)); src=$(local_of "$digest")
+    case "$title" in
+      */refs/main)
+        mkdir -p "$(dirname "$title")"; printf '%s' "$COMMIT" >"$title"
+        if [ "sha256:$(sha256sum "$title" | cut -d' ' -f1)" = "$digest" ]; then continue; fi
+        rm -f "$title"; src="" ;;
+    esac
+    if [ -n "$src" ]; then
+      mkdir -p "$(dirname "$title")"
+      ln "$HUB/$src" "$title" 2>/dev/null || cp "$HUB/$src" "$title"
+      echo "$src" >"$SCRATCH/local/$n"
+      continue
+    fi
+    case "$title" in */refs/main) ;; *) fetched_files=$((fetched_files + 1)) ;; esac
+    fetched_bytes=$((fetched_bytes + size))
+    fetch_blob "$digest" "$title" "$n" &
+    pids="$pids $!"; running=$((running + 1))
+    if [ "$running" -ge "${AIPS_CONCURRENCY:-4}" ]; then
+      for p in $pids; do wait "$p" || exit $?; done; pids=""; running=0
+    fi
+  done <"$SCRATCH/layers.txt"
+  for p in $pids; do wait "$p" || exit $?; done
+fi
 kill "$PROGRESS" 2>/dev/null || true
 wait "$PROGRESS" 2>/dev/null || true
 pulled=$(date +%s)
 secs=$((pulled - started)); [ "$secs" -gt 0 ] || secs=1
-log "pulled $(human "$total") in $((pulled - started))s ($(human $((total / secs)))/s); verifying"
+log "pulled $(human "$fetched_bytes") in $((pulled - started))s ($(human $((fetched_bytes / secs)))/s); verifying"
 n=0; SUMS="$SCRATCH/sums"; mkdir -p "$SUMS"
 while read -r digest size mtype unpack title; do
   [ -f "$title" ] || fail 42 "layer $title was not pulled"
   n=$((n + 1))
-  if [ "${AIPS_VERIFY:-1}" = 1 ]; then
-    # hash as many files at a time as oras pulls
+  # with verify off, oras pull checks each blob while it writes it; files from the claim are hashed always, and so
+  # are blobs fetched one by one beside them (the changed files); as many at a time as oras pulls
+  if [ "${AIPS_VERIFY:-1}" = 1 ] || [ "$reuse_files" -gt 0 ]; then
     sha256sum "$title" | cut -d' ' -f1 >"$SUMS/$n" &
     [ $((n % ${AIPS_CONCURRENCY:-4})) -ne 0 ] || wait
   fi
 done <"$SCRATCH/layers.txt"
 wait
-if [ "${AIPS_VERIFY:-1}" = 1 ]; then
-  n=0
-  while read -r digest size mtype unpack title; do
-    n=$((n + 1))
-    sum="sha256:$(cat "$SUMS/$n")"
-    [ "$sum" = "$digest" ] || fail 42 "$title holds $sum, the manifest says $digest"
-  done <"$SCRATCH/layers.txt"
-fi
+n=0; reused_files=0; reused_bytes=0
+while read -r digest size mtype unpack title; do
+  n=$((n + 1))
+  [ -f "$SUMS/$n" ] || continue
+  sum="sha256:$(cat "$SUMS/$n")"
+  if [ -f "$SCRATCH/local/$n" ]; then
+    if [ "$sum" = "$digest" ]; then
+      reused_files=$((reused_files + 1)); reused_bytes=$((reused_bytes + size)); continue
+    fi
+    # a file on the claim changed since its pull was verified: fetch this one (its own revision keeps its copy)
+    log "$(cat "$SCRATCH/local/$n") on the claim holds $sum, the manifest says $digest: fetching $title"
+    rm -f "$title"
+    fetch_blob "$digest" "$title" "$n" || exit $?
+    fetched_files=$((fetched_files + 1)); fetched_bytes=$((fetched_bytes + size))
+    sum="sha256:$(sha256sum "$title" | cut -d' ' -f1)"
+  fi
+  [ "$sum" = "$digest" ] || fail 42 "$title holds $sum, the manifest says $digest"
+done <"$SCRATCH/layers.txt"
 verified=$(date +%s)
 log "verified $model_files files, $total bytes in $((verified - pulled))s"
 config=""
@@ -308,7 +396,8 @@ if [ -d "$SNAP" ]; then
   rm -f "$MARKER"
   mv "$SNAP" "$OLD"
   for r in "$REVS"/*; do
-    [ -f "$r" ] && grep -qx "commit=$COMMIT" "$r" && rm -f "$r"
+    case "$r" in *.layers) continue ;; esac
+    [ -f "$r" ] && grep -qx "commit=$COMMIT" "$r" && rm -f "$r" "$r.layers"
   done
 fi
 mv "$STAGE/hub/$FOLDER/snapshots/$COMMIT" "$SNAP"
@@ -324,12 +413,19 @@ mv "$STAGE/hub/$FOLDER/snapshots/$COMMIT" "$SNAP"
   echo "pulled_at=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "pull_seconds=$((pulled - started))"
   echo "verify_seconds=$((verified - pulled))"
+  echo "fetched_bytes=$fetched_bytes"
+  echo "fetched_files=$fetched_files"
+  echo "reused_files=$reused_files"
+  echo "reused_bytes=$reused_bytes"
   echo "architectures=$archs"
   echo "model_type=$mtype"
   echo "torch_dtype=$dtype"
   echo "transformers_version=$tversion"
   echo "seq=$(next_seq)"
 } >"$REVS/.$HEX.tmp"
+# its layer list first (digest size title), so that every record with a list names a verified snapshot
+awk '{ d = $1; s = $2; for (i = 0; i < 4; i++) sub(/^[^ ]* /, ""); print d, s, $0 }' "$SCRATCH/layers.txt" >"$REVS/.$HEX.layers.tmp"
+mv "$REVS/.$HEX.layers.tmp" "$REVS/$HEX.layers"
 mv "$REVS/.$HEX.tmp" "$REVS/$HEX"
 sync
 rm -f "$MARKER"
@@ -355,14 +451,16 @@ keep=" $AIPS_KEEP $(sed -n 's/^digest=//p' "$MARKER" 2>/dev/null) "
 keep_commits=" "
 for r in "$REVS"/*; do
   [ -f "$r" ] || continue
+  case "$r" in *.layers) continue ;; esac
   case "$keep" in *" sha256:${r##*/} "*) keep_commits="$keep_commits$(sed -n 's/^commit=//p' "$r") " ;; esac
 done
 for ref in "$HUB"/models--*/refs/main; do [ -f "$ref" ] && keep_commits="$keep_commits$(cat "$ref") "; done
 for r in "$REVS"/*; do
   [ -f "$r" ] || continue
+  case "$r" in *.layers) [ -f "${r%.layers}" ] || rm -f "$r"; continue ;; esac
   case "$keep" in *" sha256:${r##*/} "*) continue ;; esac
   echo "model-prune: dropping sha256:${r##*/} ($(sed -n 's/^tag=//p' "$r"), commit $(sed -n 's/^commit=//p' "$r"))"
-  rm -f "$r"
+  rm -f "$r" "$r.layers"
 done
 for snap in "$HUB"/models--*/snapshots/*; do
   [ -d "$snap" ] || continue
@@ -370,5 +468,5 @@ for snap in "$HUB"/models--*/snapshots/*; do
   echo "model-prune: removing ${snap#"$HUB"/}"
   rm -rf "$snap"
 done
-echo "model-prune: kept $(ls "$REVS" 2>/dev/null | wc -l) revision(s)"
+echo "model-prune: kept $(ls "$REVS" 2>/dev/null | grep -v '[.]layers$' | wc -l) revision(s)"
 """

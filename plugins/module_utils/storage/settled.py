@@ -101,6 +101,9 @@ def settled_result(pvc):
         "switched": False,
         "pull_seconds": 0,
         "verify_seconds": 0,
+        "fetched_bytes": 0,
+        "fetched_files": 0,
+        "reused_files": marker.get("files"),
         "metadata": pull_marker.model_metadata(marker),
         "marker": marker,
     }
@@ -124,6 +127,9 @@ def storage_result(record, held, why=SETTLED):
         "pull_duration": None,
         "pull_seconds": 0,
         "verify_seconds": 0,
+        "fetched_bytes": 0,
+        "fetched_files": 0,
+        "reused_files": held.get("files"),
         "reused": True,
         "job": job,
     }

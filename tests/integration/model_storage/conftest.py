@@ -23,13 +23,15 @@ HOSTPATH_ROOT = "/var/tmp/aips-model-storage-test"
 
 @pytest.fixture
 def model_factory(lab, kube, tmp_path):  # pylint: disable=redefined-outer-name
-    """One embedder of slug mst-<id> per call (on-prem in HOSTPATH_ROOT unless provider="cloud")."""
+    """One embedder of slug mst-<id> (<prefix>-<id> with prefix=) per call (on-prem in HOSTPATH_ROOT unless provider="cloud")."""
     made = []
 
     def make(**kwargs):
         path = tmp_path / ("m%d" % len(made))
         path.mkdir()
-        model = OneModel(lab, kube, path, prefix="mst", name="MiniLM", hostpath_root=HOSTPATH_ROOT, **kwargs)
+        kwargs.setdefault("prefix", "mst")
+        kwargs.setdefault("name", "MiniLM")
+        model = OneModel(lab, kube, path, hostpath_root=HOSTPATH_ROOT, **kwargs)
         made.append(model)
         return model
     yield make

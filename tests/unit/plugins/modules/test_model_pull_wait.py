@@ -85,6 +85,8 @@ def test_a_single_job_returns_its_result_at_the_top_level_as_before(capsys, case
     # the MiniLM artifact: 13 model files (model_sync's file_count), 14 layers with refs/main (the marker's files=)
     assert out["digest"] == DIGEST and out["size"] == 91618941 and out["files"] == 13 and out["reused"] is False
     assert out["pull_seconds"] == 3 and out["verify_seconds"] == 1 and out["state"] == "complete"
+    # a marker without the transfer figures (written before they were): the whole artifact came over the wire
+    assert (out["fetched_bytes"], out["fetched_files"], out["reused_files"]) == (91618941, 13, 0)
     assert out["metadata"]["architectures"] == ["BertModel"] and "pulls" not in out
 
 

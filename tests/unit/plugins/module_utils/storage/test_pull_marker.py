@@ -52,7 +52,8 @@ def test_claim_pull_record_and_reset(records):
     # every annotation pvc_annotations writes, and nothing else
     marker = dict((key, "x") for key in pull_marker.ANNOTATED_KEYS)
     assert patch["metadata"]["annotations"] == dict((key, None) for key in pull_marker.pvc_annotations(marker))
-    assert len(patch["metadata"]["annotations"]) == 14 and "ai-platform.serving/model-files" in patch["metadata"]["annotations"]
+    assert len(patch["metadata"]["annotations"]) == 17 and "ai-platform.serving/model-files" in patch["metadata"]["annotations"]
+    assert "ai-platform.serving/fetched-bytes" in patch["metadata"]["annotations"]
 
 
 def test_revision_lines_of_the_termination_message_become_one_annotation_and_back():

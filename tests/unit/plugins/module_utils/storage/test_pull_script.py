@@ -60,6 +60,16 @@ if [ "$1" = pull ]; then
   if [ -n "$FAKE_CORRUPT" ]; then echo corrupted >>"$FAKE_CORRUPT"; fi
   exit 0
 fi
+if [ "$1 $2" = "blob fetch" ]; then
+  # blob fetch --output <file> <repo>@<digest>: the file of src/ with that digest
+  [ "$FAKE_FAIL" = full ] && { echo "Error: write $4: no space left on device" >&2; exit 1; }
+  want="${5#*@sha256:}"
+  found=$(cd "$FAKE_DIR/src" && find . -type f -exec sha256sum {} + | awk -v w="$want" '$1 == w { print $2; exit }')
+  [ -n "$found" ] || { echo "Error: $5: not found" >&2; exit 1; }
+  cp "$FAKE_DIR/src/$found" "$4"
+  if [ "$FAKE_CORRUPT" = "$4" ]; then echo corrupted >>"$4"; fi
+  exit 0
+fi
 if [ "$1 $2" = "manifest fetch" ]; then
   case "$3" in
     --format*) cat "$FAKE_DIR/layers.txt" ;;
@@ -123,6 +133,11 @@ def model_files(weights=b"weights-v1", commit=COMMIT):
     }
 
 
+def transfers(pod):
+    """The oras calls of the last run that move files (pull, blob fetch), not the manifest fetches."""
+    return [c for c in pod.calls() if c.startswith(("pull ", "blob "))]
+
+
 class Pod(object):
     def __init__(self, tmp_path):
         self.root = tmp_path
@@ -147,7 +162,7 @@ class Pod(object):
                "AIPS_MARKER": str(self.cache / ".pulled"), "AIPS_DIGEST": digest,
                "AIPS_PINNED_REFERENCE": "harbor.example/ai-models/minilm@" + digest,
                "AIPS_SOURCE_REFERENCE": "harbor.example/ai-models/minilm:" + fake.get("tag", "v1"),
-               "AIPS_EXPECTED_SIZE": "0", "AIPS_CONCURRENCY": "2", "AIPS_VERIFY": "1",
+               "AIPS_EXPECTED_SIZE": "0", "AIPS_CONCURRENCY": "2", "AIPS_VERIFY": fake.get("verify", "1"),
                "AIPS_TERMINATION_LOG": str(self.termlog), "TMPDIR": str(self.tmpdir),
                "AIPS_TEST_FREE_BYTES": fake.get("free_bytes", ""), "FAKE_SLOW": fake.get("slow", ""),
                "AIPS_PROGRESS_SECONDS": fake.get("progress", ""), "FAKE_STALL": fake.get("stall", "")}
@@ -188,7 +203,10 @@ def test_fresh_pull_writes_marker_after_verification(pod):
     assert pod.report()["status"] == "ok" and pod.report()["digest"] == digest
     assert (pod.cache / "hub" / REPO / "refs" / "main").read_text() == COMMIT
     assert sorted(os.listdir(str(pod.cache))) == [".pulled", ".revisions", "hub"]
-    assert records(pod) == [digest[len("sha256:"):]]
+    assert records(pod) == layer_lists(pod) == [digest[len("sha256:"):]]
+    # the first pull takes the fast path: one oras pull, everything over the wire
+    assert [c.split()[0] for c in transfers(pod)] == ["pull"]
+    assert (marker["fetched_bytes"], marker["fetched_files"], marker["reused_files"]) == (marker["size"], 3, 0)
 
 
 def test_a_slow_pull_logs_progress_lines_with_bytes_rate_eta_and_files(pod):
@@ -367,8 +385,15 @@ def test_failed_repull_keeps_no_stale_marker_but_old_copy(pod):
 
 
 def records(pod):
-    """The revision records on the claim (one file per manifest digest; dot files are the script's own)."""
-    return sorted(name for name in os.listdir(str(pod.cache / ".revisions")) if not name.startswith("."))
+    """The revision records on the claim (one file per manifest digest; dot files are the script's own, <hex>.layers
+    the layer list of a record)."""
+    return sorted(name for name in os.listdir(str(pod.cache / ".revisions"))
+                  if not name.startswith(".") and not name.endswith(".layers"))
+
+
+def layer_lists(pod):
+    """The revisions whose layer list is on the claim (<hex>.layers)."""
+    return sorted(name[:-len(".layers")] for name in os.listdir(str(pod.cache / ".revisions")) if name.endswith(".layers"))
 
 
 def tree(pod):
@@ -501,7 +526,9 @@ def test_a_kept_revision_with_a_missing_file_is_pulled_again(pod):
     _artifact(str(pod.fake), model_files())
     proc = pod.run(v1)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "its snapshot has 2 of 3 files" in proc.stdout and any(c.startswith("pull ") for c in pod.calls())
+    assert "its snapshot has 2 of 3 files" in proc.stdout
+    # the files v2 shares with v1 come from v2's snapshot, the weights (the file missing) from the registry
+    assert [c.split()[3] for c in transfers(pod)] == ["%s/snapshots/%s/model.safetensors" % (REPO, COMMIT)]
     assert (pod.cache / "hub" / REPO / "snapshots" / COMMIT / "model.safetensors").read_bytes() == b"weights-v1"
 
 
@@ -546,8 +573,8 @@ def test_prune_keeps_the_served_and_the_named_revisions_and_removes_the_rest(pod
     proc = run_prune(pod, [])           # the served revision is kept even when not named
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert os.listdir(str(snapshots)) == [COMMIT_B]
-    assert records(pod) == [v2[7:]]
-    assert "removing %s/snapshots/%s" % (REPO, COMMIT) in proc.stdout
+    assert records(pod) == layer_lists(pod) == [v2[7:]]     # the layer list goes with its record
+    assert "removing %s/snapshots/%s" % (REPO, COMMIT) in proc.stdout and "kept 1 revision(s)" in proc.stdout
     # the served copy is intact and current
     assert pod.run(v2, fail="down").returncode == 0 and "nothing to pull" in pod.run(v2, fail="down").stdout
 
@@ -563,3 +590,135 @@ def test_pull_script_has_no_kubelet_variable_references():
     names = re.findall(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)", pull_script.PULL_SCRIPT)
     assert not [n for n in names if n.startswith("AIPS_")]
     assert "$$" not in pull_script.PULL_SCRIPT
+
+
+def five_files(commit, changed=()):
+    """An artifact of five model files; the titles in ``changed`` (file names) hold other bytes."""
+    files = model_files(commit=commit)
+    snap = "%s/snapshots/%s/" % (REPO, commit)
+    files[snap + "tokenizer.json"] = b'{"vocab": "' + b"t" * 3000 + b'"}'
+    files[snap + "vocab.txt"] = b"[PAD]\n[UNK]\n" * 200
+    for name in changed:
+        files[snap + name] = files[snap + name] + b" changed in " + commit.encode()
+    return files
+
+
+def snapshot(pod, commit):
+    return pod.cache / "hub" / REPO / "snapshots" / commit
+
+
+def test_an_upgrade_where_one_file_changed_fetches_that_blob_and_links_the_rest(pod):
+    v1 = _artifact(str(pod.fake), five_files(COMMIT))
+    assert pod.run(v1).returncode == 0
+    files = five_files(COMMIT_B, changed=["model.safetensors"])
+    v2 = _artifact(str(pod.fake), files)
+    proc = pod.run(v2, tag="v2")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    weights = files["%s/snapshots/%s/model.safetensors" % (REPO, COMMIT_B)]
+    # one blob over the wire, by digest from the pinned repository; refs/main (the commit) is written locally
+    assert transfers(pod) == ["blob fetch --output %s/snapshots/%s/model.safetensors harbor.example/ai-models/minilm@sha256:%s"
+                              % (REPO, COMMIT_B, hashlib.sha256(weights).hexdigest())]
+    reused = sum(len(v) for k, v in files.items() if "/snapshots/" in k and not k.endswith("model.safetensors"))
+    assert "reusing 4 files (%s) from revisions on the claim; fetching 1 files (%d B)" % (
+        "%.1f KiB" % (reused / 1024.0), len(weights)) in proc.stdout, proc.stdout
+    for report in (pod.marker(), pod.report()):
+        assert (report["fetched_bytes"], report["fetched_files"], report["reused_files"], report["reused_bytes"]) == (
+            len(weights), 1, 4, reused), report
+    annotations = pull_marker.pvc_annotations(pod.report())
+    assert (annotations["ai-platform.serving/fetched-bytes"], annotations["ai-platform.serving/reused-files"]) == (
+        str(len(weights)), "4")
+    # the new snapshot holds the new revision byte for byte; the unchanged files are the old ones' inodes
+    for title, content in files.items():
+        assert (pod.cache / "hub" / title).read_bytes() == content, title
+        name = title.rsplit("/", 1)[1]
+        if "/snapshots/" in title and name != "model.safetensors":
+            old = snapshot(pod, COMMIT) / title.split("/snapshots/%s/" % COMMIT_B)[1]
+            assert old.stat().st_ino == (pod.cache / "hub" / title).stat().st_ino, title
+    assert (snapshot(pod, COMMIT) / "model.safetensors").read_bytes() == b"weights-v1"     # v1 kept as it was
+    assert (pod.cache / "hub" / REPO / "refs" / "main").read_text() == COMMIT_B
+    assert records(pod) == layer_lists(pod) == sorted([v1[7:], v2[7:]])
+    assert [r["digest"] for r in pod.report()["revisions"]] == [v2, v1]
+
+
+def test_an_upgrade_fetches_the_changed_files_at_most_concurrency_at_a_time(pod):
+    v1 = _artifact(str(pod.fake), five_files(COMMIT))
+    assert pod.run(v1).returncode == 0
+    changed = ["model.safetensors", "vocab.txt", "tokenizer.json"]
+    files = five_files(COMMIT_B, changed=changed)
+    proc = pod.run(_artifact(str(pod.fake), files))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert sorted(c.split()[3].rsplit("/", 1)[1] for c in transfers(pod)) == sorted(changed)
+    marker = pod.marker()
+    assert (marker["fetched_files"], marker["reused_files"]) == (3, 2)
+    assert marker["fetched_bytes"] == sum(len(files["%s/snapshots/%s/%s" % (REPO, COMMIT_B, n)]) for n in changed)
+    for title, content in files.items():
+        assert (pod.cache / "hub" / title).read_bytes() == content, title
+
+
+@pytest.mark.parametrize("verify", ["1", "0"])
+def test_a_local_file_corrupted_on_the_claim_is_caught_and_fetched_again(pod, verify):
+    """A file of a kept revision that changed on the claim after its pull was verified (same size, other bytes) is
+    hashed like every file taken from the claim (with verify off too) and fetched from the registry instead: the
+    upgrade still succeeds with the manifest's bytes, the corrupted copy is never served by the new revision."""
+    v1 = _artifact(str(pod.fake), five_files(COMMIT))
+    assert pod.run(v1).returncode == 0
+    vocab = snapshot(pod, COMMIT) / "vocab.txt"
+    good = vocab.read_bytes()
+    vocab.write_bytes(b"X" * len(good))            # same size: the listing cannot tell, only the hash
+    files = five_files(COMMIT_B, changed=["model.safetensors"])
+    proc = pod.run(_artifact(str(pod.fake), files), verify=verify)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "%s/snapshots/%s/vocab.txt on the claim holds sha256:%s, the manifest says sha256:%s: fetching" % (
+        REPO, COMMIT, hashlib.sha256(b"X" * len(good)).hexdigest(), hashlib.sha256(good).hexdigest()) in proc.stdout
+    assert sorted(c.split()[3].rsplit("/", 1)[1] for c in transfers(pod)) == ["model.safetensors", "vocab.txt"]
+    assert (snapshot(pod, COMMIT_B) / "vocab.txt").read_bytes() == good
+    marker = pod.marker()
+    assert (marker["fetched_files"], marker["reused_files"]) == (2, 3)
+    assert marker["fetched_bytes"] == len(good) + len(files["%s/snapshots/%s/model.safetensors" % (REPO, COMMIT_B)])
+
+
+def test_a_claim_whose_revisions_have_no_layer_list_pulls_everything(pod):
+    """Revisions recorded before layer lists were kept: nothing is known by digest, the whole artifact is pulled."""
+    v1 = _artifact(str(pod.fake), five_files(COMMIT))
+    assert pod.run(v1).returncode == 0
+    (pod.cache / ".revisions" / (v1[7:] + ".layers")).unlink()
+    files = five_files(COMMIT_B, changed=["model.safetensors"])
+    v2 = _artifact(str(pod.fake), files)
+    proc = pod.run(v2)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "the revisions on the claim were recorded without a layer list" in proc.stdout, proc.stdout
+    assert [c.split()[0] for c in transfers(pod)] == ["pull"]
+    marker = pod.marker()
+    assert (marker["fetched_bytes"], marker["fetched_files"], marker["reused_files"]) == (marker["size"], 5, 0)
+    assert layer_lists(pod) == [v2[7:]]        # the new revision has one from now on
+    for title, content in files.items():
+        assert (pod.cache / "hub" / title).read_bytes() == content, title
+
+
+def test_the_free_space_check_of_an_upgrade_counts_only_the_bytes_to_fetch(pod):
+    files = five_files(COMMIT)
+    files["%s/snapshots/%s/model.safetensors" % (REPO, COMMIT)] = b"w" * 200000
+    assert pod.run(_artifact(str(pod.fake), files)).returncode == 0
+    new = dict((k.replace(COMMIT, COMMIT_B), v) for k, v in files.items())
+    new["%s/refs/main" % REPO] = COMMIT_B.encode()
+    new["%s/snapshots/%s/config.json" % (REPO, COMMIT_B)] += b"\n"
+    digest = _artifact(str(pod.fake), new)
+    proc = pod.run(digest, free_bytes="5000")      # far less than the artifact, enough for the changed config.json
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert pod.marker()["fetched_files"] == 1 and pod.marker()["digest"] == digest
+    proc = pod.run(_artifact(str(pod.fake), dict(new, **{"%s/snapshots/%s/extra.bin" % (REPO, COMMIT_B): b"e" * 6000})),
+                   free_bytes="5000")
+    assert proc.returncode == pull_script.PERMANENT_EXIT_CODE, proc.stdout + proc.stderr
+    # the new file and refs/main (40 bytes, counted until it is written from the commit); hard links take no room
+    assert "needs 6100 bytes (1 files to fetch, 6040 bytes, 0 bytes of copies" in pod.report()["reason"], pod.report()["reason"]
+
+
+def test_a_blob_fetched_beside_the_local_files_is_hashed_with_verify_off_too(pod):
+    v1 = _artifact(str(pod.fake), five_files(COMMIT))
+    assert pod.run(v1).returncode == 0
+    target = "%s/snapshots/%s/model.safetensors" % (REPO, COMMIT_B)
+    proc = pod.run(_artifact(str(pod.fake), five_files(COMMIT_B, changed=["model.safetensors"])), verify="0",
+                   corrupt=target)
+    assert proc.returncode == pull_script.PERMANENT_EXIT_CODE, proc.stdout + proc.stderr
+    assert "%s holds sha256:" % target in pod.report()["reason"]
+    assert pod.marker()["digest"] == v1 and (pod.cache / "hub" / REPO / "refs" / "main").read_text() == COMMIT

@@ -75,7 +75,9 @@ def test_storage_result_of_a_settled_model_has_the_shape_of_a_pulled_one(record,
     held = settled.settled_result(_live(record, live_fx)["pvc"])
     entry = settled.storage_result(record, held)
     assert sorted(entry) == sorted(["pvc", "namespace", "reference", "digest", "size", "files", "metadata",
-                                    "pull_duration", "pull_seconds", "verify_seconds", "reused", "job"])
+                                    "pull_duration", "pull_seconds", "verify_seconds", "fetched_bytes",
+                                    "fetched_files", "reused_files", "reused", "job"])
+    assert (entry["fetched_bytes"], entry["fetched_files"], entry["reused_files"]) == (0, 0, 13)
     assert (entry["pvc"], entry["namespace"]) == (record["storage"]["pvc"], record["namespace"])
     assert entry["reference"] == record["storage"]["oci"]["reference"]
     assert (entry["digest"], entry["size"], entry["files"]) == (DIGEST, 91652410, 13)
