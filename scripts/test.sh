@@ -108,6 +108,7 @@ BENCHMARKS=(
   "model_pull.py|^ratio pull/curl +[0-9.]+|^ratio verified/curl +[0-9.]+|^ratio HTTP/2 pull/HTTP/1.1 pull +[0-9.]+|^ratio as filed verified/curl +[0-9.]+"
   "model_sync_transfer.py|^push +model_sync .* ratio [0-9.]+ of curl|^pull +oras .* ratio [0-9.]+ of curl"
   "site_rerun.py|second / first = [0-9.]+"
+  "bundle_load.py|^ratio load.yml/oras cp [0-9.]+|^ratio modules in-process/oras cp [0-9.]+|^ratio load.yml deep/oras cp [0-9.]+|^load.yml again, everything there: .*nothing sent"
 )
 
 # Run every benchmark with the given arguments: each must exit 0 and print its ratio lines.

@@ -192,11 +192,19 @@ def save_image(params, check_mode, skopeo):
 
 
 def push_image(params, check_mode, skopeo):
-    """oci-archive:archive -> docker://destination, skipped when the registry has the same digest."""
+    """oci-archive:archive -> docker://destination, skipped when the registry has the same digest.
+
+    With ``expected_digest`` (a bundle lock's), an archive holding another manifest is refused before any
+    upload; skopeo checks every blob it reads against its digest, so a corrupted layer fails the copy before
+    the manifest is pushed.
+    """
     host = registry_of(params["destination"])
     if not archive_exists(params["archive"]):
         raise registry.RegistryError("archive %s does not exist: run the download step first" % params["archive"])
     local = manifest_digest(skopeo.raw_manifest("oci-archive:" + params["archive"], remote=False))
+    if params.get("expected_digest") and local != params["expected_digest"]:
+        raise registry.RegistryError("archive %s holds the manifest %s, not the expected %s (replaced or corrupted): "
+                                     "nothing was pushed" % (params["archive"], local, params["expected_digest"]))
     try:
         remote = manifest_digest(skopeo.raw_manifest("docker://" + params["destination"]))
     except registry.RegistryError as exc:
