@@ -6,7 +6,8 @@
 
 A bundle of one model (random bytes in many files) is written with the collection's own bundle code
 (bundle.save_model, bundle.write_lock: the OCI layout bundle.yml writes). Each round then copies it into
-fresh repositories of one loopback registry (tests/support/registry.py: TLS, htpasswd), in this order:
+fresh repositories of one loopback registry (tests/support/registry.py: TLS, htpasswd) in four ways,
+each round starting with the next way, each copy after a sync:
 
 1. ``oras cp --from-oci-layout`` of the layout, nothing else: the floor;
 2. what load.yml's modules run for the model, called in this process (bundle.verify(deep=False), then
@@ -163,12 +164,18 @@ def main():
         print("bundle: 1 model, %d blobs, %.0f MB, written in %.0f s with bundle.save_model; registry %s (TLS, "
               "htpasswd); %d round(s), medians" % (len(entry["blobs"]), mb, time.monotonic() - started, reg.host,
                                                     args.rounds))
-        times = dict(oras=[], module=[], push=[], deep=[])
+        ways = dict(oras=lambda r: oras_cp(reg, tools["oras"], auth, layout, entry["tag"], "oras-%d" % r),
+                    module=lambda r: module_path(reg, bundle_dir, entry, "module-%d" % r),
+                    push=lambda r: load(reg, tools, bundle_dir, tmp, "load-%d" % r, "push")[0],
+                    deep=lambda r: load(reg, tools, bundle_dir, tmp, "deep-%d" % r, "deep")[0])
+        order = list(ways)
+        times = dict((key, []) for key in order)
         for round_ in range(args.rounds):
-            times["oras"].append(oras_cp(reg, tools["oras"], auth, layout, entry["tag"], "oras-%d" % round_))
-            times["module"].append(module_path(reg, bundle_dir, entry, "module-%d" % round_))
-            times["push"].append(load(reg, tools, bundle_dir, tmp, "load-%d" % round_, "push")[0])
-            times["deep"].append(load(reg, tools, bundle_dir, tmp, "deep-%d" % round_, "deep")[0])
+            # Each round starts with another way (no way always first), each after a sync (the registry's
+            # writes of the previous copy are not flushed during the next one).
+            for key in order[round_ % len(order):] + order[:round_ % len(order)]:
+                os.sync()
+                times[key].append(ways[key](round_))
             print("round %d: oras cp %.2f s, modules in-process %.2f s, load.yml %.2f s, load.yml deep %.2f s"
                   % (round_ + 1, times["oras"][-1], times["module"][-1], times["push"][-1], times["deep"][-1]))
         again, run = load(reg, tools, bundle_dir, tmp, "load-0", "push")

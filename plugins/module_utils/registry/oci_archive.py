@@ -18,6 +18,7 @@ import concurrent.futures
 import hashlib
 import json
 import os
+import re
 import subprocess
 import tarfile
 
@@ -191,6 +192,15 @@ def save_image(params, check_mode, skopeo):
     return result
 
 
+DIGEST_MISMATCH_RE = re.compile(r"Digest did not match, expected (sha256:[0-9a-f]{64})")
+
+
+def corrupted_blob(output):
+    """The digest of the blob skopeo found corrupted while reading a source (containers/image's message), or None."""
+    match = DIGEST_MISMATCH_RE.search(output or "")
+    return match.group(1) if match else None
+
+
 def push_image(params, check_mode, skopeo):
     """oci-archive:archive -> docker://destination, skipped when the registry has the same digest.
 
@@ -218,6 +228,11 @@ def push_image(params, check_mode, skopeo):
                     False, True, params["all_platforms"])
         after = manifest_digest(skopeo.raw_manifest("docker://" + params["destination"]))
     except registry.RegistryError as exc:
+        corrupted = corrupted_blob(str(exc))
+        if corrupted:
+            raise registry.RegistryError("blob %s of archive %s does not match its digest (corrupted): skopeo refused it "
+                                         "while reading, no manifest naming it was pushed and the tag did not move"
+                                         % (corrupted, params["archive"]))
         raise _fail("skopeo", host, params, exc)
     if after != local:
         raise registry.RegistryError("%s holds %s after the upload, expected %s" % (params["destination"], after, local))

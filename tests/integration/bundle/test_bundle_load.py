@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import subprocess
+import tarfile
 
 import pytest
 import yaml
@@ -217,6 +218,38 @@ def test_corrupted_layer_fails_the_push_naming_it_and_no_tag_moves(bundled, tool
         writes = [r for r in fresh.requests_since(mark) if r[0] in WRITES]
         assert writes and all(path.startswith("/v2/ai-models/all-minilm-l6-v2/blobs/uploads/") for _m, path in writes), writes
         assert any(layer["digest"].replace(":", "%3A") in path for method, path in writes if method == "PUT"), writes
+        assert not (tmp_path / "models.lock.yml").exists()
+    finally:
+        fresh.stop()
+
+
+def test_corrupted_image_layer_fails_its_push_naming_it(bundled, tools, tmp_path):
+    """An image archive with a flipped byte in a layer passes the check (its size holds); skopeo refuses the layer
+    while reading it, the load fails naming the image and the blob, and the image's tag is not created."""
+    fresh = lab_registry.Registry(str(tmp_path / "registry")).start()
+    try:
+        bundle_dir = copy_bundle(bundled, tmp_path / "bundle")
+        lock = read_lock(bundle_dir)
+        image = [item for item in lock["items"] if item["kind"] == "image"][0]
+        archive = os.path.join(str(bundle_dir), image["path"])
+        with tarfile.open(archive) as tar:
+            layer = max((m for m in tar.getmembers() if m.name.startswith("blobs/sha256/") and m.size > 4096),
+                        key=lambda m: m.size)
+        with open(archive, "r+b") as handle:
+            handle.seek(layer.offset_data + layer.size // 2)
+            byte = handle.read(1)
+            handle.seek(layer.offset_data + layer.size // 2)
+            handle.write(bytes([byte[0] ^ 0x01]))
+        run = run_playbook("load.yml", load_vars(fresh, tools, bundle_dir, tmp_path / "models.lock.yml"), tmp_path)
+        assert run.rc != 0, run
+        text = flat(run.output)
+        assert "image %s: blob sha256:%s of archive %s does not match its digest" % (
+            image["name"], layer.name.rsplit("/", 1)[1], archive) in text, run
+        destination = image_destinations(lock, fresh.host)[image["name"]]
+        auth = fresh.docker_config(str(tmp_path / "auth.json"))
+        proc = subprocess.run([tools["skopeo"], "inspect", "--raw", "--authfile", auth, "--cert-dir",
+                               os.path.dirname(fresh.ca), "docker://" + destination], capture_output=True, check=False)
+        assert proc.returncode != 0 and b"manifest unknown" in proc.stderr, proc
         assert not (tmp_path / "models.lock.yml").exists()
     finally:
         fresh.stop()

@@ -132,6 +132,24 @@ def test_push_refuses_an_archive_holding_another_manifest_than_expected(tmp_path
     assert result["changed"] and len(skopeo.copies) == 1
 
 
+def test_push_names_the_blob_skopeo_found_corrupted(tmp_path):
+    """containers/image checks each blob it reads; its mismatch becomes a message naming the blob and the archive."""
+    params = image_params(tmp_path, archive=str(tmp_path / "sim.tar"))
+    open(params["archive"], "wb").write(b"tar")
+    bad, got = "sha256:" + "e" * 64, "sha256:" + "f" * 64
+
+    class Corrupted(FakeSkopeo):
+        def copy(self, *args):
+            raise RegistryError('level=fatal msg="writing blob: Patch \\"https://h/v2/x\\": happened during read: '
+                                'Digest did not match, expected %s, got %s"' % (bad, got))
+
+    with pytest.raises(RegistryError) as err:
+        oa.push_image(params, False, Corrupted())
+    assert str(err.value) == ("blob %s of archive %s does not match its digest (corrupted): skopeo refused it while "
+                              "reading, no manifest naming it was pushed and the tag did not move" % (bad, params["archive"]))
+    assert oa.corrupted_blob("connection refused") is None
+
+
 def test_push_error_is_explained_and_redacted(tmp_path):
     params = image_params(tmp_path, archive=str(tmp_path / "sim.tar"), password="hunter2")
     open(params["archive"], "wb").write(b"tar")
