@@ -24,8 +24,8 @@ description:
     digest, one layer per file, Hugging Face cache layout) as an OCI image layout C(models/<name>), with
     model_sync's own code for collecting and verifying the files and C(oras) for the manifest.
   - With O(state=pushed) (air-gapped side) uploads the lock entry O(item) to O(destination), skipping it when the
-    destination already holds the item's digest. Check the bundle first (M(ai_platform.serving.bundle_lock),
-    O(ai_platform.serving.bundle_lock#module:state=verified)). A model's blobs are read once, while they are sent;
+    destination already holds the item's digest. Check the bundle first (M(ai_platform.serving.bundle_lock) with
+    C(state=verified)). A model's blobs are read once, while they are sent;
     the registry checks each upload against its digest and the manifest is pushed after its blobs, so a
     corrupted blob fails the push naming it and the tag does not move. An image archive must hold the lock's
     manifest digest; skopeo checks each blob it reads against its digest.
