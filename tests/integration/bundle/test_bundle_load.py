@@ -255,6 +255,15 @@ def test_corrupted_image_layer_fails_its_push_naming_it(bundled, tools, tmp_path
         fresh.stop()
 
 
+def test_unknown_verification_setting_is_refused_first(registry, tools, tmp_path):
+    mark = registry.log_mark()
+    run = run_playbook("load.yml", load_vars(registry, tools, tmp_path / "none", tmp_path / "models.lock.yml",
+                                             aips_load_verify="fast"), tmp_path)
+    assert run.rc != 0, run
+    assert "aips_load_verify is fast: push (blob digests checked while pushing) or deep" in flat(run.output), run
+    assert registry.requests_since(mark) == []
+
+
 def test_parts_flipped_byte_is_refused_then_intact_parts_load(bundled, registry, tools, tmp_path):
     parts = tmp_path / "parts"
     variables = dict(bundled["variables"], aips_bundle_part_size=32 * 1024 * 1024, aips_bundle_parts_dir=str(parts))
