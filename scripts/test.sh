@@ -109,6 +109,7 @@ BENCHMARKS=(
   "model_sync_transfer.py|^push +model_sync .* ratio [0-9.]+ of curl|^pull +oras .* ratio [0-9.]+ of curl"
   "site_rerun.py|second / first = [0-9.]+"
   "pull_peers.py|^ratio verified/oras-py [0-9.]+|^ratio verified/huggingface_hub [0-9.]+|^ratio verified/faster peer [0-9.]+|^ratio verified/raw blob-to-disk [0-9.]+"
+  "bundle_load.py|^ratio load.yml/oras cp [0-9.]+|^ratio modules in-process/oras cp [0-9.]+|^ratio load.yml deep/oras cp [0-9.]+|^load.yml again, everything there: .*nothing sent"
 )
 
 # Run every benchmark with the given arguments: each must exit 0 and print its ratio lines.

@@ -24,7 +24,11 @@ description:
     digest, one layer per file, Hugging Face cache layout) as an OCI image layout C(models/<name>), with
     model_sync's own code for collecting and verifying the files and C(oras) for the manifest.
   - With O(state=pushed) (air-gapped side) uploads the lock entry O(item) to O(destination), skipping it when the
-    destination already holds the item's digest. Verify the bundle first (M(ai_platform.serving.bundle_verify)).
+    destination already holds the item's digest. Check the bundle first (M(ai_platform.serving.bundle_lock) with
+    C(state=verified)). A model's blobs are read once, while they are sent;
+    the registry checks each upload against its digest and the manifest is pushed after its blobs, so a
+    corrupted blob fails the push naming it and the tag does not move. An image archive must hold the lock's
+    manifest digest; skopeo checks each blob it reads against its digest.
   - O(username), O(password) and O(ca_file) are for the source registry (O(state=saved)) or the destination
     (O(state=pushed)); they go to a private temporary auth file, never to a command line.
 extends_documentation_fragment:
@@ -281,7 +285,8 @@ def push(module, params):
     with registry.AuthDir(credentials, params["ca_file"]) as auth:
         skopeo = oci_archive.Skopeo(params["skopeo_path"], auth, params["validate_certs"] and not params["plain_http"])
         if kind == "image":
-            pushed = oci_archive.push_image(dict(params, archive=archive), module.check_mode, skopeo)
+            pushed = oci_archive.push_image(dict(params, archive=archive, expected_digest=item["digest"]),
+                                            module.check_mode, skopeo)
         else:
             pushed = oci_archive.push_chart(dict(params, archive=archive, repository=params["destination"],
                                                  name=item["name"], version=item["version"]),

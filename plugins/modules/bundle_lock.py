@@ -19,9 +19,14 @@ description:
     cuts the bundle into parts of at most O(part_size) bytes for removable media, each with its sha256 in
     C(parts.yml); the parts are cut again only when the lock changed.
   - With O(state=verified) (air-gapped side) checks the bundle before anything is pushed - with O(parts_dir), every
-    part against C(parts.yml) first, then unpacks them into O(bundle_dir) - and every item against the lock
-    (present, size, sha256; for a model every blob of its layout against its digest). Any problem fails the task
-    with one line per item or part naming it.
+    part against C(parts.yml) first, then unpacks them into O(bundle_dir) - and every item against the lock. Any
+    problem fails the task with one line per item or part naming it.
+  - With O(deep=true) every item is hashed (each image archive and chart against its sha256, each blob of a model
+    layout against its digest). With O(deep=false) no blob is read - every file and blob must be there with the
+    lock's size, a model's manifest must have the lock's digest and list the lock's blobs, the blob list must
+    match the lock's sha256, and charts (small) are still hashed; the blobs' content is then verified during the
+    push by M(ai_platform.serving.bundle_item) (the registry checks each upload against its digest, skopeo each
+    image blob it reads), so the bundle is read once instead of twice.
 options:
   state:
     description: V(present) writes the lock, V(verified) checks the bundle against it.
@@ -49,6 +54,13 @@ options:
     description: Largest part in bytes (O(state=present)); 0 writes no parts.
     type: int
     default: 0
+  deep:
+    description:
+      - O(state=verified) - hash every item and blob (V(true)), or check sizes, model manifests and blob lists only
+        and leave the blobs' content to the push (V(false)).
+    type: bool
+    default: true
+    version_added: 0.1.0
 attributes:
   check_mode:
     support: full
@@ -130,7 +142,7 @@ def verified(module, params):
         if module.check_mode and joined["changed"]:
             return dict(result, entries=[], total_size=0)
     lock = bundle.read_lock(params["bundle_dir"])
-    problems = bundle.verify(params["bundle_dir"], lock)
+    problems = bundle.verify(params["bundle_dir"], lock, params["deep"])
     if problems:
         raise bundle.BundleError("the bundle %s does not match its lock, nothing was pushed: %s"
                                  % (params["bundle_dir"], "; ".join(problems)))
@@ -146,6 +158,7 @@ def argspec():
         prune=dict(type="bool", default=True),
         parts_dir=dict(type="path"),
         part_size=dict(type="int", default=0),
+        deep=dict(type="bool", default=True),
     )
 
 

@@ -13,8 +13,13 @@ Layout of a bundle directory::
     bundle.lock.yml               every item: kind, name, source, path, digest, size, sha256
 
 The internet side saves each item (``save_*``) and skips one whose digest did not change; the
-air-gapped side verifies every item against the lock (``verify``) before the first push, then pushes
-each (``push_*``), skipping digests the registry already holds. ``split``/``join`` cut the bundle into
+air-gapped side checks every item against the lock (``verify``) before the first push, then pushes
+each (``push_*``), skipping digests the registry already holds. ``verify(deep=False)`` reads no blob
+of a model or image: it checks that every file is there with the lock's size, that a model's manifest
+has the lock's digest and lists the lock's blobs, and hashes the charts (small); the content of every
+other blob is then verified once, while it is pushed, by the registry (an upload whose bytes do not
+match its digest is refused, so no manifest naming it is pushed) or, for images, by skopeo as it reads
+the archive. ``verify(deep=True)`` hashes every blob first (one more read of the bundle). ``split``/``join`` cut the bundle into
 parts of a given size for removable media, each with its sha256.
 """
 
@@ -25,6 +30,7 @@ __metaclass__ = type
 import hashlib
 import json
 import os
+import re
 import shutil
 import tarfile
 import tempfile
@@ -280,8 +286,23 @@ def _item_label(item):
     return "%s %s" % (item.get("kind", "item"), item.get("name", "?"))
 
 
+def manifest_problem(layout, tag, item):
+    """Why the manifest tagged ``tag`` in a model's layout is not the lock's (its bytes, its blobs), or None."""
+    descriptor, manifest = layout_manifest(layout, tag)
+    if manifest is None:
+        return "the manifest blob %s is missing, short or does not match its digest (corrupted)" % item["digest"]
+    listed = sorted((blob["digest"], blob["size"]) for blob in manifest_blobs(descriptor, manifest))
+    if listed != sorted((blob["digest"], blob["size"]) for blob in item["blobs"]):
+        return "its manifest %s lists other blobs than the lock" % item["digest"]
+    return None
+
+
 def verify_item(bundle_dir, item, deep=True):
-    """Problems of one item against its lock entry, each naming the item."""
+    """Problems of one item against its lock entry, each naming the item.
+
+    ``deep=False`` hashes no model blob and no image archive (see the module docstring); charts are hashed
+    either way.
+    """
     label = _item_label(item)
     path = os.path.join(bundle_dir, item["path"])
     if item["kind"] == "model":
@@ -292,6 +313,9 @@ def verify_item(bundle_dir, item, deep=True):
         if descriptor.get("digest") != item["digest"]:
             return ["%s: %s is tagged %s at %s, the lock says %s" % (label, item["path"], tag, descriptor.get("digest"),
                                                                      item["digest"])]
+        problem = manifest_problem(path, tag, item)
+        if problem:
+            return ["%s: %s" % (label, problem)]
         problems = blob_problems(path, item["blobs"], deep)
         if not problems and blobs_checksum(item["blobs"]) != item["sha256"]:
             problems.append("its blob list does not match the lock's sha256 %s" % item["sha256"])
@@ -301,7 +325,7 @@ def verify_item(bundle_dir, item, deep=True):
     size = os.path.getsize(path)
     if size != item["size"]:
         return ["%s: %s has %d bytes, the lock says %d" % (label, item["path"], size, item["size"])]
-    if deep:
+    if deep or item["kind"] == "chart":
         got = sha256_file(path)
         if got != item["sha256"]:
             return ["%s: %s has sha256 %s, the lock says %s (corrupted)" % (label, item["path"], got, item["sha256"])]
@@ -309,7 +333,7 @@ def verify_item(bundle_dir, item, deep=True):
 
 
 def verify(bundle_dir, lock, deep=True):
-    """Every problem of the bundle (items missing, short or corrupted), or [] when all hold."""
+    """Every problem of the bundle (items missing, short or, ``deep``, corrupted), or [] when all hold."""
     if not isinstance(lock, dict) or lock.get("bundle_version") != LOCK_VERSION:
         return ["%s: not a bundle lock of version %d" % (os.path.join(bundle_dir, LOCK_NAME), LOCK_VERSION)]
     problems = []
@@ -323,10 +347,33 @@ def verify(bundle_dir, lock, deep=True):
 
 # --- loading into a registry -----------------------------------------------------------------
 
+def refused_blobs(item, output):
+    """The blobs of a model item that ``output`` (oras's) names by digest, in the lock's order."""
+    named = set(re.findall(r"sha256:[0-9a-f]{64}", output))
+    return [blob for blob in item["blobs"] if blob["digest"] in named]
+
+
+def push_failure(layout, item, output, message):
+    """The message of a failed ``oras cp``: each blob oras names that does not match its digest, then oras's words.
+
+    Only the named blobs are hashed (a failed load of a large model does not read it all again).
+    """
+    corrupted = [blob for blob in refused_blobs(item, output)
+                 if blob_problems(layout, [blob], deep=True)]
+    if not corrupted:
+        return message
+    return ("%s in %s does not match its digest (corrupted in the bundle): the registry refused it, no manifest "
+            "naming it was pushed and the tag did not move; %s"
+            % (", ".join("blob %s (%s)" % (blob["title"], blob["digest"]) for blob in corrupted), item["path"], message))
+
+
 def push_model(params, check_mode):
     """A model's layout -> its Harbor reference with ``oras cp`` (manifest bytes and digest kept).
 
-    Nothing is sent when the tag already points at the lock's digest.
+    Nothing is sent when the tag already points at the lock's digest. oras sends only the blobs the
+    repository lacks, each read once from the layout; the registry checks each upload against its digest
+    and oras pushes the manifest after its blobs, so a corrupted blob fails the copy before the tag moves
+    (``push_failure`` names it).
     """
     item = params["item"]
     layout = os.path.join(params["bundle_dir"], item["path"])
@@ -358,7 +405,7 @@ def push_model(params, check_mode):
                 params["reference"]] + to_args
         rc, out = remote.run(argv)
         if rc != 0:
-            raise registry.RegistryError(remote.fail_message(out))
+            raise registry.RegistryError(push_failure(layout, item, out, remote.fail_message(out)))
         after, _manifest = remote.fetch(params["reference"])
     if not after or after["digest"] != item["digest"]:
         raise registry.RegistryError("%s points at %s after the copy, not the bundle's %s"

@@ -18,6 +18,7 @@ import concurrent.futures
 import hashlib
 import json
 import os
+import re
 import subprocess
 import tarfile
 
@@ -191,12 +192,29 @@ def save_image(params, check_mode, skopeo):
     return result
 
 
+DIGEST_MISMATCH_RE = re.compile(r"Digest did not match, expected (sha256:[0-9a-f]{64})")
+
+
+def corrupted_blob(output):
+    """The digest of the blob skopeo found corrupted while reading a source (containers/image's message), or None."""
+    match = DIGEST_MISMATCH_RE.search(output or "")
+    return match.group(1) if match else None
+
+
 def push_image(params, check_mode, skopeo):
-    """oci-archive:archive -> docker://destination, skipped when the registry has the same digest."""
+    """oci-archive:archive -> docker://destination, skipped when the registry has the same digest.
+
+    With ``expected_digest`` (a bundle lock's), an archive holding another manifest is refused before any
+    upload; skopeo checks every blob it reads against its digest, so a corrupted layer fails the copy before
+    the manifest is pushed.
+    """
     host = registry_of(params["destination"])
     if not archive_exists(params["archive"]):
         raise registry.RegistryError("archive %s does not exist: run the download step first" % params["archive"])
     local = manifest_digest(skopeo.raw_manifest("oci-archive:" + params["archive"], remote=False))
+    if params.get("expected_digest") and local != params["expected_digest"]:
+        raise registry.RegistryError("archive %s holds the manifest %s, not the expected %s (replaced or corrupted): "
+                                     "nothing was pushed" % (params["archive"], local, params["expected_digest"]))
     try:
         remote = manifest_digest(skopeo.raw_manifest("docker://" + params["destination"]))
     except registry.RegistryError as exc:
@@ -210,6 +228,11 @@ def push_image(params, check_mode, skopeo):
                     False, True, params["all_platforms"])
         after = manifest_digest(skopeo.raw_manifest("docker://" + params["destination"]))
     except registry.RegistryError as exc:
+        corrupted = corrupted_blob(str(exc))
+        if corrupted:
+            raise registry.RegistryError("blob %s of archive %s does not match its digest (corrupted): skopeo refused it "
+                                         "while reading, no manifest naming it was pushed and the tag did not move"
+                                         % (corrupted, params["archive"]))
         raise _fail("skopeo", host, params, exc)
     if after != local:
         raise registry.RegistryError("%s holds %s after the upload, expected %s" % (params["destination"], after, local))

@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import subprocess
+import tarfile
 
 import pytest
 import yaml
@@ -26,6 +27,7 @@ from ansible_collections.ai_platform.serving.tests.support.harbor_standin import
 from ansible_collections.ai_platform.serving.tests.support.playbook import flat, run_role
 from ansible_collections.ai_platform.serving.tests.support.bundle import (
     bundle_vars, image_destinations, load_vars, offline_env, run_playbook)
+from ansible_collections.ai_platform.serving.tests.support import registry as lab_registry
 from ansible_collections.ai_platform.serving.tests.support.registry import model_sync_vars
 
 WRITES = ("PUT", "PATCH", "POST", "DELETE")
@@ -146,9 +148,9 @@ def _minilm_dir():
     return hub.minilm_dir()
 
 
-@pytest.mark.parametrize("damage", ["flipped byte", "missing layer"])
-def test_damaged_model_is_refused_before_any_push(bundled, registry, tools, tmp_path, damage):
-    bundle_dir = copy_bundle(bundled, tmp_path / "bundle")
+def damage_largest_layer(bundled, target, damage):
+    """A copy of the bundle whose model's largest layer is removed or has one byte flipped; (copy, model, layer)."""
+    bundle_dir = copy_bundle(bundled, target)
     model = model_item(read_lock(bundle_dir))
     layer = max((b for b in model["blobs"] if b["title"] not in ("manifest", "config")), key=lambda b: b["size"])
     blob = os.path.join(str(bundle_dir), model["path"], "blobs", "sha256", layer["digest"].split(":", 1)[1])
@@ -160,9 +162,16 @@ def test_damaged_model_is_refused_before_any_push(bundled, registry, tools, tmp_
             byte = handle.read(1)
             handle.seek(layer["size"] // 2)
             handle.write(bytes([byte[0] ^ 0x01]))
+    return bundle_dir, model, layer
+
+
+@pytest.mark.parametrize("damage,verify", [("flipped byte", "deep"), ("missing layer", "push")])
+def test_damaged_model_is_refused_before_any_push(bundled, registry, tools, tmp_path, damage, verify):
+    """A missing blob is refused by the check before the push; a flipped byte too with aips_load_verify=deep."""
+    bundle_dir, model, layer = damage_largest_layer(bundled, tmp_path / "bundle", damage)
     mark = registry.log_mark()
     run = run_playbook("load.yml", load_vars(registry, tools, bundle_dir, tmp_path / "models.lock.yml",
-                                             aips_load_registry=registry.relay_host), tmp_path)
+                                             aips_load_registry=registry.relay_host, aips_load_verify=verify), tmp_path)
     assert run.rc != 0, run
     text = flat(run.output)
     assert "model all-minilm-l6-v2" in text and layer["title"] in text, run
@@ -170,6 +179,89 @@ def test_damaged_model_is_refused_before_any_push(bundled, registry, tools, tmp_
     assert "nothing was pushed" in text, run
     assert registry.requests_since(mark) == [], "the registry was contacted"
     assert not (tmp_path / "models.lock.yml").exists()
+
+
+def test_corrupted_layer_fails_the_push_naming_it_and_no_tag_moves(bundled, tools, tmp_path):
+    """The default load reads each blob once: the registry refuses the corrupted layer's upload, the load fails
+    naming the model and the blob, the model's tag keeps its previous manifest and nothing else is written.
+
+    A registry of its own: the shared one may hold the layer already (then it is rightly not sent again). The
+    images and charts are loaded into it first (the lock without the model), the model's tag set to a previous
+    artifact; then the damaged bundle is loaded.
+    """
+    fresh = lab_registry.Registry(str(tmp_path / "registry")).start()
+    try:
+        auth = fresh.docker_config(str(tmp_path / "auth.json"))
+        others = copy_bundle(bundled, tmp_path / "others")
+        lock = read_lock(others)
+        lock["items"] = [item for item in lock["items"] if item["kind"] != "model"]
+        with open(str(others / "bundle.lock.yml"), "w") as handle:
+            yaml.safe_dump(lock, handle)
+        run = run_playbook("load.yml", load_vars(fresh, tools, others, tmp_path / "others.lock.yml"), tmp_path)
+        assert run.rc == 0, run
+        (tmp_path / "previous.txt").write_text("the previous version of the model\n")
+        ref = "%s/ai-models/all-minilm-l6-v2:v1" % fresh.host
+        proc = subprocess.run([tools["oras"], "push", ref, "previous.txt", "--registry-config", auth, "--ca-file", fresh.ca],
+                              cwd=str(tmp_path), capture_output=True, text=True, check=False)
+        assert proc.returncode == 0, proc.stderr
+        previous = remote_digest(tools, fresh, auth, ref)
+
+        bundle_dir, model, layer = damage_largest_layer(bundled, tmp_path / "bundle", "flipped byte")
+        mark = fresh.log_mark()
+        run = run_playbook("load.yml", load_vars(fresh, tools, bundle_dir, tmp_path / "models.lock.yml"), tmp_path)
+        assert run.rc != 0, run
+        text = flat(run.output)
+        assert "model all-minilm-l6-v2: blob %s (%s) in %s does not match its digest" % (
+            layer["title"], layer["digest"], model["path"]) in text, run
+        assert "the tag did not move" in text, run
+        assert remote_digest(tools, fresh, auth, ref) == previous
+        writes = [r for r in fresh.requests_since(mark) if r[0] in WRITES]
+        assert writes and all(path.startswith("/v2/ai-models/all-minilm-l6-v2/blobs/uploads/") for _m, path in writes), writes
+        assert any(layer["digest"].replace(":", "%3A") in path for method, path in writes if method == "PUT"), writes
+        assert not (tmp_path / "models.lock.yml").exists()
+    finally:
+        fresh.stop()
+
+
+def test_corrupted_image_layer_fails_its_push_naming_it(bundled, tools, tmp_path):
+    """An image archive with a flipped byte in a layer passes the check (its size holds); skopeo refuses the layer
+    while reading it, the load fails naming the image and the blob, and the image's tag is not created."""
+    fresh = lab_registry.Registry(str(tmp_path / "registry")).start()
+    try:
+        bundle_dir = copy_bundle(bundled, tmp_path / "bundle")
+        lock = read_lock(bundle_dir)
+        image = [item for item in lock["items"] if item["kind"] == "image"][0]
+        archive = os.path.join(str(bundle_dir), image["path"])
+        with tarfile.open(archive) as tar:
+            layer = max((m for m in tar.getmembers() if m.name.startswith("blobs/sha256/") and m.size > 4096),
+                        key=lambda m: m.size)
+        with open(archive, "r+b") as handle:
+            handle.seek(layer.offset_data + layer.size // 2)
+            byte = handle.read(1)
+            handle.seek(layer.offset_data + layer.size // 2)
+            handle.write(bytes([byte[0] ^ 0x01]))
+        run = run_playbook("load.yml", load_vars(fresh, tools, bundle_dir, tmp_path / "models.lock.yml"), tmp_path)
+        assert run.rc != 0, run
+        text = flat(run.output)
+        assert "image %s: blob sha256:%s of archive %s does not match its digest" % (
+            image["name"], layer.name.rsplit("/", 1)[1], archive) in text, run
+        destination = image_destinations(lock, fresh.host)[image["name"]]
+        auth = fresh.docker_config(str(tmp_path / "auth.json"))
+        proc = subprocess.run([tools["skopeo"], "inspect", "--raw", "--authfile", auth, "--cert-dir",
+                               os.path.dirname(fresh.ca), "docker://" + destination], capture_output=True, check=False)
+        assert proc.returncode != 0 and b"manifest unknown" in proc.stderr, proc
+        assert not (tmp_path / "models.lock.yml").exists()
+    finally:
+        fresh.stop()
+
+
+def test_unknown_verification_setting_is_refused_first(registry, tools, tmp_path):
+    mark = registry.log_mark()
+    run = run_playbook("load.yml", load_vars(registry, tools, tmp_path / "none", tmp_path / "models.lock.yml",
+                                             aips_load_verify="fast"), tmp_path)
+    assert run.rc != 0, run
+    assert "aips_load_verify is fast: push (blob digests checked while pushing) or deep" in flat(run.output), run
+    assert registry.requests_since(mark) == []
 
 
 def test_parts_flipped_byte_is_refused_then_intact_parts_load(bundled, registry, tools, tmp_path):

@@ -103,6 +103,62 @@ def test_missing_and_corrupted_model_layers_are_named(whole):
     assert problems == ["model m: %s (%s) is missing" % (TITLE, layer["digest"])]
 
 
+def flip(path, offset=0):
+    with open(path, "r+b") as handle:
+        handle.seek(offset)
+        byte = handle.read(1)
+        handle.seek(offset)
+        handle.write(bytes([byte[0] ^ 0x01]))
+
+
+def test_quick_check_reads_no_blob_but_refuses_what_it_can_see(whole):
+    """deep=False: a flipped byte in a layer or an image passes (the push verifies it); a chart, a short or
+    missing blob, a damaged manifest or a manifest listing other blobs than the lock do not."""
+    bundle_dir, items = whole
+    model = items[2]
+    layout = os.path.join(str(bundle_dir), model["path"])
+    layer = [b for b in model["blobs"] if b["title"] == TITLE][0]
+    flip(bundle.blob_path(layout, layer["digest"]), 10)
+    flip(os.path.join(str(bundle_dir), "images", "sim.tar"))
+    lock = bundle.read_lock(str(bundle_dir))
+    assert bundle.verify(str(bundle_dir), lock, deep=False) == []
+    assert len(bundle.verify(str(bundle_dir), lock, deep=True)) == 2
+    flip(os.path.join(str(bundle_dir), "charts", "c-1.0.0.tgz"))
+    problems = bundle.verify(str(bundle_dir), lock, deep=False)
+    assert len(problems) == 1 and problems[0].startswith("chart c-1.0.0.tgz: charts/c-1.0.0.tgz has sha256"), problems
+    with open(bundle.blob_path(layout, layer["digest"]), "ab") as handle:
+        handle.write(b"more")
+    assert bundle.verify_item(str(bundle_dir), model, deep=False) == [
+        "model m: %s (%s) has %d bytes, not %d" % (TITLE, layer["digest"], layer["size"] + 4, layer["size"])]
+    manifest = bundle.blob_path(layout, model["digest"])
+    flip(manifest, 5)
+    assert bundle.verify_item(str(bundle_dir), model, deep=False) == [
+        "model m: the manifest blob %s is missing, short or does not match its digest (corrupted)" % model["digest"]]
+    flip(manifest, 5)
+    other = dict(model, blobs=[b for b in model["blobs"] if b["title"] != "config"])
+    assert bundle.verify_item(str(bundle_dir), other, deep=False) == [
+        "model m: its manifest %s lists other blobs than the lock" % model["digest"]]
+
+
+def test_failed_push_names_the_corrupted_blob_oras_names(whole):
+    """Only the blobs oras's output names are hashed; an intact named blob or no digest leaves oras's words."""
+    bundle_dir, items = whole
+    model = items[2]
+    layout = os.path.join(str(bundle_dir), model["path"])
+    layer = [b for b in model["blobs"] if b["title"] == TITLE][0]
+    config = [b for b in model["blobs"] if b["title"] == "config"][0]
+    out = ('Error from destination registry for "h/p/m:v1": digest invalid: provided digest did not match '
+           "uploaded content: map[Digest:%s Reason:map[]]" % layer["digest"])
+    assert bundle.refused_blobs(model, out) == [layer]
+    assert bundle.push_failure(layout, model, out, "oras said no") == "oras said no"
+    flip(bundle.blob_path(layout, layer["digest"]), 3)
+    message = bundle.push_failure(layout, model, out + " " + config["digest"], "oras said no")
+    assert message == ("blob %s (%s) in models/m does not match its digest (corrupted in the bundle): the registry "
+                       "refused it, no manifest naming it was pushed and the tag did not move; oras said no"
+                       % (TITLE, layer["digest"]))
+    assert bundle.push_failure(layout, model, "connection refused", "oras said no") == "oras said no"
+
+
 def test_missing_file_and_malformed_entry(whole):
     bundle_dir, _items = whole
     os.remove(os.path.join(str(bundle_dir), "charts", "c-1.0.0.tgz"))

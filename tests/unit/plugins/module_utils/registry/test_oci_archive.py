@@ -120,6 +120,36 @@ def test_push_uploads_when_absent_and_verifies(tmp_path):
     assert result["changed"] and result["previous_digest"] is None and len(skopeo.copies) == 1
 
 
+def test_push_refuses_an_archive_holding_another_manifest_than_expected(tmp_path):
+    """A bundle's image archive must hold the lock's manifest digest; nothing is copied when it does not."""
+    params = image_params(tmp_path, archive=str(tmp_path / "sim.tar"), expected_digest="sha256:" + "0" * 64)
+    open(params["archive"], "wb").write(b"tar")
+    skopeo = FakeSkopeo()
+    with pytest.raises(RegistryError, match="holds the manifest %s, not the expected sha256:0{64}" % oa.manifest_digest(RAW)):
+        oa.push_image(params, False, skopeo)
+    assert skopeo.copies == []
+    result = oa.push_image(dict(params, expected_digest=oa.manifest_digest(RAW)), False, skopeo)
+    assert result["changed"] and len(skopeo.copies) == 1
+
+
+def test_push_names_the_blob_skopeo_found_corrupted(tmp_path):
+    """containers/image checks each blob it reads; its mismatch becomes a message naming the blob and the archive."""
+    params = image_params(tmp_path, archive=str(tmp_path / "sim.tar"))
+    open(params["archive"], "wb").write(b"tar")
+    bad, got = "sha256:" + "e" * 64, "sha256:" + "f" * 64
+
+    class Corrupted(FakeSkopeo):
+        def copy(self, *args):
+            raise RegistryError('level=fatal msg="writing blob: Patch \\"https://h/v2/x\\": happened during read: '
+                                'Digest did not match, expected %s, got %s"' % (bad, got))
+
+    with pytest.raises(RegistryError) as err:
+        oa.push_image(params, False, Corrupted())
+    assert str(err.value) == ("blob %s of archive %s does not match its digest (corrupted): skopeo refused it while "
+                              "reading, no manifest naming it was pushed and the tag did not move" % (bad, params["archive"]))
+    assert oa.corrupted_blob("connection refused") is None
+
+
 def test_push_error_is_explained_and_redacted(tmp_path):
     params = image_params(tmp_path, archive=str(tmp_path / "sim.tar"), password="hunter2")
     open(params["archive"], "wb").write(b"tar")
