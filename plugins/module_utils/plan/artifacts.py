@@ -110,7 +110,8 @@ def plan_artifacts(settings, lock, serving):
     for key, chart in charts.items():
         if not isinstance(chart, dict):
             continue
-        digest = pinned[key]["ref"].rsplit("@", 1)[1] if pinned[key]["ref"] != chart.get("ref") else None
+        # pinned by the lock, or written by digest already (a site's aips_charts)
+        digest = pinned[key]["ref"].rsplit("@", 1)[1] if "@sha256:" in (pinned[key]["ref"] or "") else None
         planned[key] = dict(ref=chart.get("ref") or "", repo=chart.get("repo") or "",
                             version=str(chart.get("version") or ""), digest=digest,
                             pinned_ref=pinned[key]["ref"] if digest else None)

@@ -93,6 +93,13 @@ def test_a_sites_aips_charts_wins_and_is_checked():
     assert planned["helm_charts"]["gaie"]["ref"] == "oci://%s/charts/inferencepool@%s" % (HARBOR, DIGEST)
     assert [(problem.field, problem.problem) for problem in problems] == [
         ("aips_charts.modelservice", "the modelservice chart's ref is not set")]
+    # a chart written by digest is pinned as written
+    by_digest = dict(own, modelservice={"ref": "oci://%s/charts/llm-d-modelservice@%s" % (HARBOR, DIGEST), "repo": "",
+                                        "version": ""})
+    planned, problems = artifacts.plan_artifacts(settings(charts=by_digest), lock, serving=True)
+    assert [problem.problem.split(" (")[0] for problem in problems] == ["chart infra"]  # on-prem, not oci://, no pin
+    assert planned["charts"]["modelservice"]["digest"] == DIGEST
+    assert planned["helm_charts"]["modelservice"] == by_digest["modelservice"]
     _planned, problems = artifacts.plan_artifacts(settings(charts=["infra"]), {}, serving=True)
     assert problems[0].field == "aips_charts" and "must be a mapping" in problems[0].problem
 
