@@ -22,10 +22,6 @@ def chart_plan(charts, harbor):
     return filter_call("chart_plan", plan.chart_plan, charts, harbor)
 
 
-def stack_charts(charts, harbor=None):
-    return filter_call("stack_charts", plan.stack_charts, charts, harbor or None)
-
-
 def model_sync_reference(entry, registry, project=None):
     if not isinstance(entry, dict) or not entry.get("repo_id") or not entry.get("tag"):
         raise AnsibleFilterError("model_sync_reference: a model_sync_models entry needs repo_id and tag: %r" % (entry,))
@@ -36,24 +32,6 @@ def model_sync_published(entries, registry, project=None):
     if not isinstance(entries, (list, tuple)):
         raise AnsibleFilterError("model_sync_published: expects the model_sync_models list")
     return plan.sync_published(entries, registry, project or None)
-
-
-def image_pins(images, harbor, lock_images=None):
-    """{tag reference: reference by digest} of the images list, pinned by the lock file's images section."""
-    return filter_call("image_pins", lambda: plan.image_pins(plan.image_plan(images or [], harbor or ""), lock_images or {}))
-
-
-def locked_images(images, lock_images=None):
-    """The images list with the lock file's digests (by source)."""
-    if not isinstance(images, (list, tuple)):
-        raise AnsibleFilterError("locked_images: expects the images list (aips_images)")
-    return plan.locked_images(images, lock_images or {})
-
-
-def pin_charts(charts, lock_charts=None, lock_file=""):
-    """{charts, problems}: aips_charts with the lock's OCI charts by digest; a message per chart left unpinned."""
-    pinned, unpinned = filter_call("pin_charts", plan.pin_charts, charts or {}, lock_charts or {})
-    return {"charts": pinned, "problems": plan.unpinned_chart_problems(unpinned, lock_file)}
 
 
 def bundle_lock_sections(items, harbor):
@@ -70,11 +48,7 @@ class FilterModule(object):
         return {
             "image_plan": image_plan,
             "chart_plan": chart_plan,
-            "stack_charts": stack_charts,
             "model_sync_reference": model_sync_reference,
             "model_sync_published": model_sync_published,
-            "image_pins": image_pins,
-            "locked_images": locked_images,
-            "pin_charts": pin_charts,
             "bundle_lock_sections": bundle_lock_sections,
         }

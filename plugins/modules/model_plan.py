@@ -121,6 +121,31 @@ options:
       - Omitted, or without that archive, the collection's known facts of the pinned version are used.
     type: path
     version_added: 0.1.0
+  chart_mirrors:
+    description:
+      - The charts carried into Harbor (C(aips_chart_mirrors)); the entries with a C(key) (V(infra), V(gaie),
+        V(modelservice)) give the chart plan RV(charts) - on-prem with O(harbor_hostname) their Harbor OCI mirrors
+        C(oci://<harbor_hostname>/<project>/<name>), else their upstream C(chart) and C(repo_url).
+      - Omitted, and without O(charts), the plan has no chart plan.
+    type: list
+    elements: dict
+  charts:
+    description:
+      - A site's own chart mapping (C(aips_charts)) - C({infra, gaie, modelservice} -> {ref, repo, version}), plain
+        data. Set, it wins over O(chart_mirrors); each key must have a C(ref) when there are models to serve.
+    type: raw
+  lock_file:
+    description:
+      - The lock file C(playbooks/load.yml) writes (C(aips_lock_file)), read once here. Its C(images) digests pin
+        the images (the pull Job's ORAS image, RV(images), RV(image_pins)); its C(charts) digests pin the OCI
+        charts (RV(helm_charts)). A missing or unreadable file is a problem.
+      - On-prem with models to serve, a chart it does not pin (or every chart, without a lock file) is a problem
+        unless O(allow_unpinned).
+    type: str
+  allow_unpinned:
+    description: Install charts by version when the lock file does not pin them (a lab; C(aips_allow_unpinned)).
+    type: bool
+    default: false
 extends_documentation_fragment:
   - ai_platform.serving.cluster_settings
 attributes:
@@ -239,6 +264,32 @@ problems:
   returned: always
   type: list
   elements: dict
+images:
+  description:
+    - The image plan of O(images) (what P(ai_platform.serving.image_plan#filter) returns) with the lock file's
+      digests - each image's source, Harbor C(destination), C(mirror) rewrite, C(digest) and C(pinned) reference.
+      None when O(images) is omitted.
+  returned: success
+  type: list
+  elements: dict
+image_pins:
+  description: Each pinned image's tag reference (Harbor and upstream) mapped to its reference by digest.
+  returned: success
+  type: dict
+charts:
+  description:
+    - Per chart key (V(infra), V(gaie), V(modelservice)) the chart as written - C(ref), C(repo), C(version) - with
+      C(digest) and C(pinned_ref) where the lock file pins it (else None).
+  returned: success
+  type: dict
+helm_charts:
+  description: Per chart key what Helm installs - C(ref), C(repo), C(version); by digest (version empty) where pinned.
+  returned: success
+  type: dict
+chart_source:
+  description: Where the charts came from - V(aips_charts) (it wins), V(aips_chart_mirrors), or None.
+  returned: success
+  type: str
 """
 
 from ansible.module_utils.basic import AnsibleModule

@@ -21,7 +21,6 @@ import time
 import pytest
 import yaml
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan.images import stack_charts
 from ansible_collections.ai_platform.serving.tests.support import HARBOR, ROOT, hub
 from ansible_collections.ai_platform.serving.tests.support.playbook import run_role
 
@@ -194,14 +193,14 @@ def inference_pool():
 
 def real_chart_variables(lab):
     """site.yml variables that push the real charts into the lab registry (upload stage) and install them
-    from there as oci://<harbor>/charts/<name>, as inventory/rke2 does. A missing chart fails the test."""
+    from there as oci://<harbor>/charts/<name>, as inventory/rke2 does (the plan derives these references from
+    aips_chart_mirrors: on-prem with a Harbor host, its OCI mirrors). A missing chart fails the test."""
     missing = [os.path.join(UPSTREAM_CHARTS, "%s-%s.tgz" % chart) for chart in CHART_FILES.values()
                if not os.path.isfile(os.path.join(UPSTREAM_CHARTS, "%s-%s.tgz" % chart))]
     if missing:
         pytest.fail("the real charts are missing: %s (the project keeps them in shared/upstream/charts beside the "
                     "checkout; or set AIPS_LAB_CHARTS_DIR)" % ", ".join(missing), pytrace=False)
     return dict(
-        aips_charts=stack_charts(CHART_MIRRORS, HARBOR),
         aips_site_upload=True,
         aips_site_upload_steps=["charts_upload"],
         harbor_upload_chart_dir=UPSTREAM_CHARTS,

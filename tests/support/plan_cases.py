@@ -103,13 +103,38 @@ HOSTS = {"all": {"children": {"serving": {"children": {"controller": {"hosts": {
     "ansible_connection": "local", "ansible_python_interpreter": "{{ ansible_playbook_python }}"}}}}}}}}
 
 
+CHART_DIGEST = "sha256:" + "c" * 64
+
+
+def chart_lock_file(base, harbor=HARBOR, digest=CHART_DIGEST):
+    """A lock file under ``base`` whose ``charts`` section pins every chart of group_vars/all/images.yml at its
+    Harbor mirror on ``harbor`` (what playbooks/load.yml writes after loading a bundle); its path."""
+    from ansible_collections.ai_platform.serving.plugins.module_utils.plan.images import chart_lock
+    with open(os.path.join(ROOT, "group_vars", "all", "images.yml")) as handle:
+        mirrors = yaml.safe_load(handle)["aips_chart_mirrors"]
+    items = [dict(kind="chart", name=chart["name"], version=chart["version"], project=chart["project"],
+                  manifest_digest=digest) for chart in mirrors]
+    path = os.path.join(str(base), "charts.lock.yml")
+    with open(path, "w") as handle:
+        yaml.safe_dump({"charts": chart_lock(items, harbor)}, handle)
+    return path
+
+
 def write_inventory(base, settings):
     """An inventory under ``base`` whose controller is localhost and whose serving group holds ``settings`` as
-    ``aips_<key>`` variables (what playbooks/plan.yml and playbooks/render.yml read); its path."""
+    ``aips_<key>`` variables (what playbooks/plan.yml and playbooks/render.yml read); its path.
+
+    On-prem, unless ``settings`` names a lock file or allows unpinned charts, a lock file pinning the carried
+    charts at their Harbor mirrors is written and named (as on a site after playbooks/load.yml): the plan
+    refuses an on-prem chart the lock file does not pin."""
     inventory = os.path.join(str(base), "inventory")
     os.makedirs(os.path.join(inventory, "group_vars"))
     with open(os.path.join(inventory, "hosts.yml"), "w") as handle:
         yaml.safe_dump(HOSTS, handle)
+    settings = dict(settings)
+    if (settings.get("cloud_provider") == "on-prem" and "lock_file" not in settings
+            and "allow_unpinned" not in settings and isinstance(settings.get("harbor_hostname"), str)):
+        settings["lock_file"] = chart_lock_file(base, settings["harbor_hostname"].strip())
     group_vars = dict(("aips_" + key, value) for key, value in settings.items())
     with open(os.path.join(inventory, "group_vars", "serving.yml"), "w") as handle:
         yaml.safe_dump(group_vars, handle)

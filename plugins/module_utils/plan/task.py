@@ -10,12 +10,15 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.artifacts import plan_artifacts, read_lock
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan.build import DEFAULT_HOSTPATH_ROOT, build_plan
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan.checks import format_problems
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.images import locked_images
 
 SETTINGS = ("models", "models_dir", "cloud_provider", "kubeconfig", "harbor_hostname", "harbor_user",
             "harbor_token", "gpu_toleration", "hostpath_root", "oras_version", "oras_image", "images", "sync_models",
-            "protected_namespaces", "values_policy_allow", "chart_dir", "pod_security")
+            "protected_namespaces", "values_policy_allow", "chart_dir", "pod_security", "chart_mirrors", "charts",
+            "lock_file", "allow_unpinned")
 
 
 def argspec():
@@ -38,15 +41,35 @@ def argspec():
         values_policy_allow=dict(type="list", elements="dict", default=[]),
         chart_dir=dict(type="path"),
         pod_security=dict(type="dict", default={}),
+        chart_mirrors=dict(type="list", elements="dict"),
+        # raw: a site's own aips_charts mapping, checked by the plan (it wins over chart_mirrors)
+        charts=dict(type="raw"),
+        lock_file=dict(type="str"),
+        allow_unpinned=dict(type="bool", default=False),
     )
 
 
 def plan_result(params):
-    """``(result, warnings)`` of the validated options: the result has ``records`` and ``problems``, and
-    ``failed`` with ``msg`` listing every problem when one is an error. The token is never in it."""
-    records, problems = build_plan(dict((key, params.get(key)) for key in SETTINGS))
+    """``(result, warnings)`` of the validated options: the result has ``records``, ``problems`` and the image and
+    chart plans with the lock file's pins (``images``, ``image_pins``, ``charts``, ``helm_charts``,
+    ``chart_source``: plan/artifacts.py), and ``failed`` with ``msg`` listing every problem when one is an error.
+    The lock file is read here, once. The token is never in the result."""
+    settings = dict((key, params.get(key)) for key in SETTINGS)
+    problems = []
+    lock = read_lock((settings.get("lock_file") or "").strip(), problems)
+    planned = dict(settings)
+    if isinstance(settings.get("images"), list):  # the pull Job's ORAS image by the lock's digest
+        planned["images"] = locked_images(settings["images"], lock.get("images") if isinstance(lock.get("images"), dict)
+                                          else {})
+    records, found = build_plan(planned)
+    problems.extend(found)
+    artifacts, more = plan_artifacts(dict(settings, harbor_hostname=(settings.get("harbor_hostname") or "").strip()),
+                                     lock, serving=bool(records))
+    problems.extend(more)
     found = [problem.as_dict() for problem in problems]
     warnings = [str(problem) for problem in problems if problem.severity == "warning"]
     if any(problem.severity == "error" for problem in problems):
         return dict(failed=True, msg=format_problems(problems), problems=found), warnings
-    return dict(changed=False, records=records, problems=found), warnings
+    result = dict(changed=False, records=records, problems=found)
+    result.update(artifacts)
+    return result, warnings

@@ -26,7 +26,6 @@ import time
 
 import yaml
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan.images import stack_charts
 from ansible_collections.ai_platform.serving.tests.support import HARBOR, hub
 from ansible_collections.ai_platform.serving.tests.support.bundle import (
     bundle_vars, closed_port, lab_images, offline_env, run_playbook)
@@ -109,7 +108,7 @@ def test_bundle_carry_load_and_site_deploy_everything_by_digest(stack, lab, kube
     mark = os.path.getsize(log)
     started = time.monotonic()
     site = stack.site(aips_lock_file=lock_file, aips_allow_unpinned=False, aips_images=images,
-                      aips_charts=stack_charts(charts, HARBOR), aips_site_upload=False,
+                      aips_chart_mirrors=charts, aips_site_upload=False,
                       harbor_upload_chart_dir=UPSTREAM_CHARTS)
     print("site.yml from the lock: %.1f s" % (time.monotonic() - started))
     assert site.rc == 0, str(site)

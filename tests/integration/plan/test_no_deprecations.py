@@ -20,7 +20,7 @@ import subprocess
 
 import pytest
 
-from ansible_collections.ai_platform.serving.tests.support.plan_cases import ROOT
+from ansible_collections.ai_platform.serving.tests.support.plan_cases import ROOT, chart_lock_file
 
 DEPRECATION = re.compile(r"\[DEPRECATION WARNING\]|DeprecationWarning|is deprecated", re.I)
 
@@ -36,7 +36,8 @@ def run(playbook, inventory, *extra):
 
 @pytest.mark.parametrize("inventory", ["cloud", "rke2"])
 def test_the_plan_runs_without_a_deprecation(tmp_path, inventory):
-    rc, output = run("plan.yml", inventory, "-e", "aips_plan_output=%s" % (tmp_path / "plan.yml"))
+    rc, output = run("plan.yml", inventory, "-e", "aips_plan_output=%s" % (tmp_path / "plan.yml"),
+                     "-e", "aips_lock_file=%s" % chart_lock_file(tmp_path))
     assert rc == 0, output
     found = [line for line in output.splitlines() if DEPRECATION.search(line)]
     assert found == [], "\n".join(found)

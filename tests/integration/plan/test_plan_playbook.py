@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from ansible_collections.ai_platform.serving.tests.support.plan_cases import (
-    ROOT, case_settings, expected_names, load_cases, write_inventory)
+    ROOT, case_settings, chart_lock_file, expected_names, load_cases, write_inventory)
 
 CASES = load_cases()
 PLAYBOOK = os.path.join(ROOT, "playbooks", "plan.yml")
@@ -42,11 +42,11 @@ def test_rule_message_through_ansible_playbook(tmp_path, case):
         assert secret not in output
 
 
-def plan_of(tmp_path, inventory, env_token="example-token"):
+def plan_of(tmp_path, inventory, *extra, **kwargs):
     out = tmp_path / "plan.yml"
-    os.environ["AIPS_HARBOR_TOKEN"] = env_token
+    os.environ["AIPS_HARBOR_TOKEN"] = kwargs.get("env_token", "example-token")
     try:
-        rc, output = run_plan(os.path.join(ROOT, "inventory", inventory), "-e", "aips_plan_output=%s" % out)
+        rc, output = run_plan(os.path.join(ROOT, "inventory", inventory), "-e", "aips_plan_output=%s" % out, *extra)
     finally:
         del os.environ["AIPS_HARBOR_TOKEN"]
     assert rc == 0, output
@@ -67,7 +67,8 @@ def test_seed_cloud_example(tmp_path):
 
 
 def test_seed_on_prem_example_with_rke2_variants(tmp_path):
-    plan = plan_of(tmp_path, "rke2")
+    # as on a site after playbooks/load.yml: the lock file pins the carried charts (the plan refuses them unpinned)
+    plan = plan_of(tmp_path, "rke2", "-e", "aips_lock_file=%s" % chart_lock_file(tmp_path))
     generative, embedder = plan["Qwen3-0.6B-rke2"], plan["all-MiniLM-L6-v2-rke2"]
     assert generative["names"] == expected_names("qwen3-0-6b-rke2", embedder=False)
     assert embedder["names"] == expected_names("all-minilm-l6-v2-rke2", embedder=True)
@@ -84,6 +85,26 @@ def test_seed_on_prem_example_with_rke2_variants(tmp_path):
     assert generative["tolerations"] == embedder["tolerations"] == [toleration]
     assert generative["values_files"]["ms"].endswith(
         "models/generative/Qwen3-0.6B-rke2/ms-qwen3-0-6b-rke2/values.yaml")
+
+
+def test_seed_on_prem_without_a_lock_file_refuses_each_unpinned_chart(tmp_path):
+    """The plan derives the Harbor chart mirrors from aips_chart_mirrors and refuses, before anything changes, every
+    chart no lock file pins (on-prem, aips_allow_unpinned false); the lock file named but missing is refused too."""
+    os.environ["AIPS_HARBOR_TOKEN"] = "example-token"
+    try:
+        rc, output = run_plan(os.path.join(ROOT, "inventory", "rke2"))
+        missing_rc, missing = run_plan(os.path.join(ROOT, "inventory", "rke2"),
+                                       "-e", "aips_lock_file=%s" % (tmp_path / "absent.lock.yml"))
+        allowed_rc, allowed = run_plan(os.path.join(ROOT, "inventory", "rke2"), "-e", "aips_allow_unpinned=true")
+    finally:
+        del os.environ["AIPS_HARBOR_TOKEN"]
+    assert rc != 0 and "The model plan has 3 problems" in output, output
+    for key, name, version in (("infra", "llm-d-infra", "v1.3.0"), ("gaie", "inferencepool", "v1.2.0"),
+                               ("modelservice", "llm-d-modelservice", "v0.4.12")):
+        assert "chart %s (oci://harbor.harbor.svc.cluster.local/charts/%s %s) is not pinned" % (key, name, version) \
+            in output, output
+    assert missing_rc != 0 and "aips_lock_file: the lock file does not exist" in missing, missing
+    assert allowed_rc == 0 and "failed=0" in allowed, allowed
 
 
 def test_seed_on_prem_without_token_fails_before_anything(tmp_path):

@@ -138,8 +138,7 @@ def render(tmp_path, site, wanted, models_dir=None, names=None, group_vars=None)
     group = dict(SITES[site], aips_models=models_of(site, wanted, names),
                  aips_models_dir=str(models_dir or os.path.join(GUIDES, "models")),
                  aips_harbor_token="{{ lookup('ansible.builtin.env', 'AIPS_HARBOR_TOKEN') }}", **(group_vars or {}))
-    if group["aips_cloud_provider"] == "on-prem":
-        group["aips_charts"] = "{{ aips_chart_mirrors | ai_platform.serving.stack_charts(aips_harbor_hostname) }}"
+    # on-prem the plan derives the Harbor chart mirrors from aips_chart_mirrors and pins them by the lock below
     (inventory / "group_vars" / "serving.yml").write_text(yaml.safe_dump(group))
     carried = CARRIED["aips_images"] + fixture_images()
     items = [{"kind": "image", "name": image["source"], "project": image["project"], "image_path": image.get("path"),

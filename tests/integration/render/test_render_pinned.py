@@ -2,8 +2,9 @@
 # Copyright: (c) 2026, ai_platform.serving contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Pinned deploys through playbooks/render.yml on inventory/rke2 (on-prem), with the real charts: with no lock
-file and aips_allow_unpinned false (the default) the play fails naming each unpinned image and chart; with a
-lock file pinning the carried images, every image of the rendered manifests is a reference by the lock's digest.
+file and aips_allow_unpinned false (the default) the model plan fails naming each unpinned chart, before the values
+step; with a lock file pinning only the charts, the values step fails naming each unpinned image; with a lock file
+pinning the carried images and charts, every image of the rendered manifests is a reference by the lock's digest.
 
 The lock file is written here in load.yml's format (the digests are made up: `helm template` pulls nothing);
 tests/integration/airgap runs the real bundle, load and deploy on the lab.
@@ -43,21 +44,36 @@ def render(tmp_path, **extra):
     return proc, out
 
 
-def test_unpinned_on_prem_fails_naming_each_image_and_chart(tmp_path):
+def chart_items():
+    return [{"kind": "chart", "name": chart["name"], "version": chart["version"], "project": chart["project"],
+             "manifest_digest": digest(chart["name"])} for chart in CHART_MIRRORS]
+
+
+def test_unpinned_on_prem_fails_naming_each_chart_in_the_plan_then_each_image(tmp_path):
     proc, _out = render(tmp_path)
     assert proc.returncode != 0, proc.stdout[-3000:]
     text = " ".join(proc.stdout.split())
+    for key, name, version in (("infra", "llm-d-infra", "v1.3.0"), ("gaie", "inferencepool", "v1.2.0"),
+                               ("modelservice", "llm-d-modelservice", "v0.4.12")):
+        assert "chart %s (oci://%s/charts/%s %s) is not pinned" % (key, HARBOR, name, version) in text, text[-4000:]
+    assert "The model plan has 3 problems" in text and "aips_allow_unpinned: true" in text, text[-4000:]
+    assert "Compute every model's releases and objects" not in text  # refused by the plan, before the values step
+    # the charts pinned, the images not: the values step names each unpinned image
+    lock = tmp_path / "charts.lock.yml"
+    lock.write_text(yaml.safe_dump({"lock_version": 1, "models": {}, "images": {},
+                                    "charts": chart_lock(chart_items(), HARBOR)}))
+    proc, _out = render(tmp_path, aips_lock_file=str(lock))
+    assert proc.returncode != 0, proc.stdout[-3000:]
+    text = " ".join(proc.stdout.split())
     assert ("Qwen3-0.6B-rke2: modelservice values decode.containers[0].image = %s/images-shaide/llm-d/llm-d-cuda:v0.3.0 "
-            "is not pinned: the lock file (none set) has no digest for it" % HARBOR) in text, text[-4000:]
-    assert "chart gaie (oci://%s/charts/inferencepool v1.2.0) is not pinned" % HARBOR in text, text[-4000:]
-    assert "aips_allow_unpinned: true" in text
+            "is not pinned: the lock file %s has no digest for it" % (HARBOR, lock)) in text, text[-4000:]
+    assert "chart gaie" not in text and "aips_allow_unpinned: true" in text, text[-4000:]
 
 
 def test_a_lock_file_pins_every_rendered_image(tmp_path):
     items = [{"kind": "image", "name": image["source"], "project": image["project"], "image_path": image.get("path"),
               "digest": digest(image["source"])} for image in CARRIED["aips_images"]]
-    items += [{"kind": "chart", "name": chart["name"], "version": chart["version"], "project": chart["project"],
-               "manifest_digest": digest(chart["name"])} for chart in CHART_MIRRORS]
+    items += chart_items()
     lock = tmp_path / "models.lock.yml"
     lock.write_text(yaml.safe_dump({"lock_version": 1, "models": {}, "images": image_lock(items, HARBOR),
                                     "charts": chart_lock(items, HARBOR)}))

@@ -13,7 +13,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import copy
 import hashlib
 import io
 import json
@@ -30,8 +29,9 @@ import yaml
 
 from ansible_collections.ai_platform.serving.tests.support import HARBOR, ROOT
 from ansible_collections.ai_platform.serving.tests.support import hub as hub_fixture
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.images import stack_charts
 from ansible_collections.ai_platform.serving.tests.support.lab import (
-    CHART_FILES, GPU_TOLERATION, UPSTREAM_CHARTS, publish, real_chart_variables)
+    CHART_FILES, CHART_MIRRORS, GPU_TOLERATION, UPSTREAM_CHARTS, publish)
 
 pytestmark = pytest.mark.xdist_group("serving-stack-deployed")
 
@@ -248,7 +248,8 @@ def test_a_chart_changed_under_the_same_version_is_deployed(deployed, tmp_path):
     status, before = helm_revision(stack, "generative", release)
     assert status == "deployed"
     digest = push_probe_chart(stack.lab, tmp_path)
-    charts = copy.deepcopy(real_chart_variables(stack.lab)["aips_charts"])
+    # a site's own aips_charts (plain data) wins over the charts the plan derives from aips_chart_mirrors
+    charts = stack_charts(CHART_MIRRORS, HARBOR)
     charts["infra"] = dict(charts["infra"], ref="oci://%s/charts/probe/%s@%s" % (HARBOR, CHART_FILES["infra"][0], digest),
                            version="")
     probed = stack.site(aips_charts=charts)

@@ -173,20 +173,18 @@ def test_locked_images_pin_the_pull_jobs_oras_image():
     assert ip.locked_images(images, {}) == images
 
 
-def test_the_pin_filters_through_the_filter_plugin():
+def test_the_lock_sections_filter_and_the_pin_filters_gone():
+    """bundle_lock_sections stays a filter (load.yml); the pins are the plan's (plan/artifacts.py), not filters."""
     from ansible_collections.ai_platform.serving.plugins.filter import image_plan as flt
     filters = flt.FilterModule().filters()
-    images = images_yml()["aips_images"]
-    lock = {"ghcr.io/oras-project/oras:v1.3.1": {"digest": DIGEST}}
-    pins = filters["image_pins"](images, HARBOR, lock)
-    assert pins[HARBOR + "/images-infra/oras-project/oras:v1.3.1"] == HARBOR + "/images-infra/oras-project/oras@" + DIGEST
-    assert filters["locked_images"](images, lock) == ip.locked_images(images, lock)
     sections = filters["bundle_lock_sections"](
         [{"item": {"kind": "chart", "name": "inferencepool", "version": "v1.2.0", "project": "charts"},
           "manifest_digest": DIGEST}], HARBOR)
     assert sections["images"] == {} and sections["charts"]["inferencepool"]["digest"] == DIGEST
-    pinned = filters["pin_charts"](ip.stack_charts(images_yml()["aips_chart_mirrors"], HARBOR), sections["charts"], "/l")
-    assert pinned["charts"]["gaie"]["ref"].endswith("@" + DIGEST) and len(pinned["problems"]) == 2
+    assert sections["charts"]["inferencepool"]["pinned_reference"] == "oci://%s/charts/inferencepool@%s" % (HARBOR, DIGEST)
+    assert not set(filters) & {"stack_charts", "image_pins", "locked_images", "pin_charts"}
+    assert set(filters) == {"image_plan", "chart_plan", "model_sync_reference", "model_sync_published",
+                            "bundle_lock_sections"}
 
 
 def test_a_docker_hub_alias_is_mirrored_as_docker_io():
