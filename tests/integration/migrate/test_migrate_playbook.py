@@ -12,7 +12,7 @@ import subprocess
 import pytest
 import yaml
 
-from ansible_collections.ai_platform.serving.tests.support.plan_cases import ROOT, expected_names
+from ansible_collections.ai_platform.serving.tests.support.plan_cases import ROOT, chart_lock_file, expected_names
 
 MIGRATE = os.path.join(ROOT, "playbooks", "migrate_pulumi.yml")
 PLAN = os.path.join(ROOT, "playbooks", "plan.yml")
@@ -83,6 +83,15 @@ def create_vault_variable(inventory, token):
     return password
 
 
+# The seed's on-prem Harbor: the plan refuses its charts unless a lock file pins them (as after playbooks/load.yml).
+RKE2_HARBOR = "harbor.harbor.svc.cluster.local"
+
+
+def lock_args(tmp_path, site):
+    """``-e aips_lock_file=...`` pinning the carried charts on-prem (the plan refuses them unpinned), else none."""
+    return ["-e", "aips_lock_file=%s" % chart_lock_file(tmp_path, RKE2_HARBOR)] if site == "rke2" else []
+
+
 def plan_records(inventory, *extra, environment=None):
     out = inventory.parent / ("plan-%s.yml" % inventory.name)
     rc, output = run(["ansible-playbook", "-i", str(inventory), PLAN, "-e", "aips_plan_output=%s" % out] + list(extra),
@@ -112,7 +121,8 @@ def test_seed_example_migrates_to_a_valid_inventory(tmp_path, site, models):
     assert "pulumi config get --stack %s app-serving:harborToken" % site in play
 
     password = create_vault_variable(inventory, VAULT_TOKEN)
-    plan, plan_output = plan_records(inventory, "--vault-password-file", str(password))
+    locked = lock_args(tmp_path, site)
+    plan, plan_output = plan_records(inventory, "--vault-password-file", str(password), *locked)
     assert VAULT_TOKEN not in plan_output and VAULT_TOKEN not in read(inventory.parent / "plan-inventory.yml")
     assert sorted(plan) == sorted(models)
     for name, (slug, embedder) in models.items():
@@ -126,7 +136,7 @@ def test_seed_example_migrates_to_a_valid_inventory(tmp_path, site, models):
     environment = dict(env(), AIPS_HARBOR_TOKEN="example-token")
     ref_out = tmp_path / "reference.yml"
     rc, ref_output = run(["ansible-playbook", "-i", os.path.join(ROOT, "inventory", site), PLAN,
-                          "-e", "aips_plan_output=%s" % ref_out], environment)
+                          "-e", "aips_plan_output=%s" % ref_out] + locked, environment)
     assert rc == 0, ref_output
     reference = dict((r["name"], r) for r in yaml.safe_load(read(ref_out)))
     assert plan == reference
@@ -143,7 +153,7 @@ def test_plain_token_is_never_written_and_warns(tmp_path):
     assert "WARNING: app-serving:harborToken is in clear in the stack file: it is not written to the output" in play
     assert "read -rsp 'Harbor robot token: ' TOKEN" in play
     password = create_vault_variable(inventory, PLAIN_TOKEN)
-    plan, plan_output = plan_records(inventory, "--vault-password-file", str(password))
+    plan, plan_output = plan_records(inventory, "--vault-password-file", str(password), *lock_args(tmp_path, "rke2"))
     assert PLAIN_TOKEN not in plan_output
     assert plan["Qwen3-0.6B-rke2"]["names"]["harbor_pull_secret"] == "harbor-creds"
 
