@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-from ansible_collections.ai_platform.serving.tests.support.hub import variant_hub
+from ansible_collections.ai_platform.serving.tests.support.hub import MINILM_COMMIT, edited_hub, minilm_dir
 from ansible_collections.ai_platform.serving.tests.support.lab import publish
 from ansible_collections.ai_platform.serving.tests.support.site import PULL_UID
 
@@ -61,8 +61,11 @@ def test_a_claim_without_room_keeps_the_verified_copy(small_claim, kube):
     annotation = kube.get("pvc", model.pvc, model.namespace)["metadata"]["annotations"]["ai-platform.serving/digest"]
     assert annotation == first["digest"]
 
-    # a new revision under the same tag: another digest, about as large again
-    second = publish(model.lab, model.tmp, variant_hub(model.tmp, "v2", b"v2" * 1024), model.repository)
+    # a new revision under the same tag: another digest whose weights are new, so about as large again over the
+    # wire (an upgrade takes the unchanged files from the claim and fetches only the rest: new weights must come)
+    weights = os.path.getsize(os.path.join(minilm_dir(), "model.safetensors"))
+    second = publish(model.lab, model.tmp, edited_hub(model.tmp, "v2", {"model.safetensors": os.urandom(weights)},
+                                                      MINILM_COMMIT), model.repository)
     assert second["digest"] != first["digest"]
     started = time.monotonic()
     failed = model.apply()
