@@ -52,18 +52,12 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.registry impor
 from ansible_collections.ai_platform.serving.tests.support import registry as lab_registry  # noqa: E402
 from ansible_collections.ai_platform.serving.tests.support.bundle import load_vars, run_playbook  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from model_sync_transfer import write_random  # noqa: E402  (random model files, as that benchmark writes them)
+
 MIB = 1 << 20
 COMMIT = "c" * 40
 NAME = "bench-model"
-
-
-def write_random(path, size):
-    with open(path, "wb") as handle:
-        left = size
-        while left:
-            chunk = min(left, 16 * MIB)
-            handle.write(os.urandom(chunk))
-            left -= chunk
 
 
 def make_model(directory, total, files):

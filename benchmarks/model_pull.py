@@ -239,20 +239,27 @@ def seconds(value):
     return "n/a" if value is None else "%.2f s" % value
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size-mib", type=int, default=None, help="1024, or 64 with --short")
-    parser.add_argument("--files", type=int, default=None, help="8, or 4 with --short")
+def artifact_args(doc, size_mib, files):
+    """The options of a benchmark on one artifact: ``size_mib`` MiB in ``files`` files, 3 rounds; with ``--short``
+    64 MiB in 4 files, one round."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--size-mib", type=int, default=None, help="%d, or 64 with --short" % size_mib)
+    parser.add_argument("--files", type=int, default=None, help="%d, or 4 with --short" % files)
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=None, help="3, or 1 with --short")
     parser.add_argument("--short", action="store_true", help="a small artifact: proves the benchmark runs")
     args = parser.parse_args()
     if args.size_mib is None:
-        args.size_mib = 64 if args.short else 1024
+        args.size_mib = 64 if args.short else size_mib
     if args.files is None:
-        args.files = 4 if args.short else 8
+        args.files = 4 if args.short else files
     if args.rounds is None:
         args.rounds = 1 if args.short else 3
+    return args
+
+
+def main():
+    args = artifact_args(__doc__, 1024, 8)
 
     # the lab test helpers (environment, kubectl) and model_storage's test model (inventory, apply, cleanup)
     from ansible_collections.ai_platform.serving.tests.support import lab as labplay

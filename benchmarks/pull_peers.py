@@ -33,7 +33,6 @@ Needs the lab up (fails otherwise). ``--short`` (64 MiB in 4 files, one round) o
 
 from __future__ import absolute_import, division, print_function
 
-import argparse
 import os
 import shutil
 import subprocess
@@ -91,19 +90,7 @@ def check_same(what, got_dir, want):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--size-mib", type=int, default=None, help="4096, or 64 with --short")
-    parser.add_argument("--files", type=int, default=None, help="24, or 4 with --short")
-    parser.add_argument("--concurrency", type=int, default=4)
-    parser.add_argument("--rounds", type=int, default=None, help="3, or 1 with --short")
-    parser.add_argument("--short", action="store_true", help="a small artifact: proves the benchmark runs")
-    args = parser.parse_args()
-    if args.size_mib is None:
-        args.size_mib = 64 if args.short else 4096
-    if args.files is None:
-        args.files = 4 if args.short else 24
-    if args.rounds is None:
-        args.rounds = 1 if args.short else 3
+    args = model_pull.artifact_args(__doc__, 4096, 24)
 
     from ansible_collections.ai_platform.serving.tests.support import lab as labplay
     from ansible_collections.ai_platform.serving.tests.support.hf_mirror import Mirror
