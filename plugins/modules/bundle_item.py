@@ -99,8 +99,8 @@ options:
     description:
       - The model to bundle (O(kind=model), O(state=saved)), as model_sync takes it - C(repo_id), C(revision), C(source)
         (V(hf), V(local_cache), V(local_dir)), C(local_path), C(cache_dir), C(allow_patterns), C(ignore_patterns),
-        C(checksums), C(hf_endpoint), C(hf_token), C(hf_token_origin) - and C(reference), the Harbor tag reference
-        it is published under.
+        C(checksums), C(hf_endpoint), C(hf_token), C(hf_token_origin), C(artifact_format) (V(modelpack), the default,
+        or V(hf-cache)) - and C(reference), the Harbor tag reference it is published under.
     type: dict
   item:
     description: The item's lock entry (O(state=pushed)).
@@ -217,7 +217,8 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.sync.hf_cache 
 
 MODEL_DEFAULTS = dict(source="hf", local_path=None, cache_dir=None, allow_patterns=None, ignore_patterns=None,
                       checksums=None, hf_endpoint="https://huggingface.co", hf_token=None,
-                      hf_token_origin="https://huggingface.co", verify=True)
+                      hf_token_origin="https://huggingface.co", verify=True,
+                      artifact_format="modelpack")
 
 
 def argspec():

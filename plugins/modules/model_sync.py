@@ -17,10 +17,9 @@ description:
     or a plain model directory.
   - Verifies every cached file against its content-addressed blob name (sha256 for LFS files, git blob id
     for the others) and refuses to push anything when one file does not match.
-  - Pushes the files with the C(oras) CLI as one OCI artifact, one layer per file, each layer titled with its
-    path relative to the hub cache root (C(models--<org>--<name>/refs/main) and
-    C(models--<org>--<name>/snapshots/<commit>/<file>)), so C(oras pull) in an empty C(hub/) directory yields
-    a cache C(huggingface_hub) resolves offline.
+  - Pushes the files with the C(oras) CLI as one OCI artifact, one layer per file, by default a CNCF ModelPack
+    artifact (see O(artifact_format)), which the pull Job lays out as the hub cache C(huggingface_hub) resolves
+    offline (C(models--<org>--<name>/snapshots/<commit>/<file>) and C(refs/main)).
   - Compares the desired layers with the manifest the tag already points at first; when they match nothing is
     sent. Otherwise C(oras) skips every blob the registry already holds, so only changed files travel.
   - Credentials are written to a private temporary docker config file, never to a command line.
@@ -109,6 +108,18 @@ options:
   work_dir:
     description: Directory for the temporary staging tree of symlinks (default the system temp dir).
     type: path
+  artifact_format:
+    description:
+      - V(modelpack) publishes a CNCF ModelPack artifact (artifact type C(application/vnd.cncf.model.manifest.v1+json),
+        one raw layer per file typed weight, weight config, doc or code, titled and annotated
+        (C(org.cncf.model.filepath)) with its path in the snapshot, and a ModelPack config with the repo id, the
+        commit and the layer digests).
+      - V(hf-cache) publishes the format of releases before ModelPack (layers titled with their hub cache paths, plus
+        C(refs/main)). The pull Job reads both; an unchanged file is never sent again when the format changes (same
+        blob), but the manifest, and so the digest, does.
+    type: str
+    choices: [modelpack, hf-cache]
+    default: modelpack
   verify:
     description: Check cached files against their blob names. Turning it off is for debugging only.
     type: bool
@@ -170,11 +181,11 @@ revision:
   returned: always
   type: str
 size:
-  description: Total bytes of all layers (files plus refs/main).
+  description: Total bytes of all layers (the files, plus refs/main in the hf-cache format).
   returned: always
   type: int
 file_count:
-  description: Model files published (the artifact has one more layer, refs/main).
+  description: Model files published (an hf-cache artifact has one more layer, refs/main).
   returned: always
   type: int
 uploaded:

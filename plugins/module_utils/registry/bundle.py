@@ -174,11 +174,11 @@ def save_model(params, check_mode):
     if ref.digest or not ref.tag:
         raise registry.RegistryError("reference %s must name a tag (host/project/name:tag)" % params["reference"])
     commit, files = model_sync.collect(params, check_mode)
-    layers = oci_artifact.plan_layers(params["repo_id"], commit, files)
-    annotations = oci_artifact.manifest_annotations(params["repo_id"], commit)
+    artifact = oci_artifact.plan(params["repo_id"], commit, files, params["artifact_format"])
+    layers = artifact["layers"]
     layout = os.path.join(params["bundle_dir"], item_path("model", params["name"]))
     descriptor, manifest = layout_manifest(layout, ref.tag)
-    difference = oci_artifact.compare(manifest, layers, annotations)
+    difference = oci_artifact.compare(manifest, artifact)
     same = difference["same"] and not blob_problems(layout, manifest_blobs(descriptor, manifest), deep=False)
     result = dict(changed=not same, written_bytes=0)
     if same:
@@ -189,8 +189,8 @@ def save_model(params, check_mode):
         work = tempfile.mkdtemp(prefix="aips-bundle-", dir=params["work_dir"])
         progress = oci_artifact.Progress(params["progress_file"], layers)
         try:
-            staging = oci_artifact.build_staging(os.path.join(work, "hub"), params["repo_id"], commit, layers)
-            argv = oci_artifact.push_argv(params["oras_path"], "%s:%s" % (layout, ref.tag), layers, annotations,
+            staging, staging_args = oci_artifact.build_staging(work, artifact)
+            argv = oci_artifact.push_argv(params["oras_path"], "%s:%s" % (layout, ref.tag), artifact, staging_args,
                                           params["concurrency"], ["--oci-layout"])
             rc, out = oci_artifact.run_streaming(argv, staging, progress.line)
             if rc != 0:
@@ -201,7 +201,7 @@ def save_model(params, check_mode):
         finally:
             shutil.rmtree(work, ignore_errors=True)
         descriptor, manifest = layout_manifest(layout, ref.tag)
-        if manifest is None or not oci_artifact.compare(manifest, layers, annotations)["same"]:
+        if manifest is None or not oci_artifact.compare(manifest, artifact)["same"]:
             raise BundleError("%s: the layout %s does not hold the planned layers after oras wrote it"
                               % (params["name"], layout))
         _only_tag(layout, ref.tag, descriptor["digest"])

@@ -39,6 +39,7 @@ def argspec():
         progress_file=dict(type="path"),
         work_dir=dict(type="path"),
         verify=dict(type="bool", default=True),
+        artifact_format=dict(type="str", default=oci_artifact.FORMAT_MODELPACK, choices=list(oci_artifact.FORMATS)),
         **tool_paths("oras")
     )
 
@@ -136,8 +137,8 @@ def sync(params, check_mode=False, want_diff=False):
         return dict(changed=True, repo_id=params["repo_id"], revision=params["revision"], digest=None,
                     reference=params["reference"], file_count=None, size=None, uploaded=[], uploaded_bytes=0,
                     existing=0, difference={}, msg="would download %s@%s first" % (params["repo_id"], params["revision"]))
-    layers = oci_artifact.plan_layers(params["repo_id"], commit, files)
-    annotations = oci_artifact.manifest_annotations(params["repo_id"], commit)
+    artifact = oci_artifact.plan(params["repo_id"], commit, files, params["artifact_format"])
+    layers = artifact["layers"]
     credentials = {ref.registry: (params["registry_username"], params["registry_password"])}
     result = dict(changed=False, repo_id=params["repo_id"], revision=commit, reference=params["reference"],
                   file_count=len(files), size=sum(layer["size"] for layer in layers),
@@ -145,7 +146,7 @@ def sync(params, check_mode=False, want_diff=False):
     with registry.AuthDir(credentials) as auth:
         remote = Remote(params, auth)
         descriptor, manifest = remote.fetch(params["reference"])
-        difference = oci_artifact.compare(manifest, layers, annotations)
+        difference = oci_artifact.compare(manifest, artifact)
         result["difference"] = dict((k, v) for k, v in difference.items() if k != "same")
         if want_diff:
             after = "".join("%s %s %s\n" % (l["title"], l["digest"], l["size"]) for l in layers)
@@ -155,20 +156,21 @@ def sync(params, check_mode=False, want_diff=False):
         elif check_mode:
             result.update(changed=True, digest=None)
         else:
-            result.update(changed=True, **push(params, remote, commit, layers, annotations))
+            result.update(changed=True, **push(params, remote, artifact))
     if result["digest"]:
         result["pinned_reference"] = registry.pinned(params["reference"], result["digest"])
     result["duration"] = round(time.monotonic() - started, 1)
     return result
 
 
-def push(params, remote, commit, layers, annotations):
+def push(params, remote, artifact):
     """Stage symlinks, run oras push with progress, then check what the registry holds."""
+    layers = artifact["layers"]
     work = tempfile.mkdtemp(prefix="aips-model-sync-", dir=params["work_dir"])
     progress = oci_artifact.Progress(params["progress_file"], layers)
     try:
-        staging = oci_artifact.build_staging(os.path.join(work, "hub"), params["repo_id"], commit, layers)
-        argv = oci_artifact.push_argv(params["oras_path"], params["reference"], layers, annotations,
+        staging, staging_args = oci_artifact.build_staging(work, artifact)
+        argv = oci_artifact.push_argv(params["oras_path"], params["reference"], artifact, staging_args,
                                       params["concurrency"], remote.args)
         rc, out = remote.run(argv, cwd=staging, on_line=progress.line)
         if rc != 0:
@@ -179,7 +181,7 @@ def push(params, remote, commit, layers, annotations):
     finally:
         shutil.rmtree(work, ignore_errors=True)
     _descriptor, manifest = remote.fetch(registry.pinned(params["reference"], digest))
-    if not oci_artifact.compare(manifest, layers, annotations)["same"]:
+    if not oci_artifact.compare(manifest, artifact)["same"]:
         raise registry.RegistryError("registry %s holds %s with layers that differ from the verified files"
                                      % (remote.ref.registry, digest))
     return dict(digest=digest, uploaded=sorted(progress.uploaded), existing=len(progress.existed),
