@@ -54,11 +54,13 @@ def summarize(manifest_bytes, digest=None):
     layers = manifest.get("layers") or []
     titles = [((layer.get("annotations") or {}).get(TITLE)) for layer in layers]
     annotations = manifest.get("annotations") or {}
+    # hf-cache titles are hub cache paths (refs/main is no model file); a ModelPack layer is one file
+    hub_paths = any(t and t.startswith("models--") and "/snapshots/" in t for t in titles)
     return {
         "digest": actual,
         "size": sum(int(layer.get("size") or 0) for layer in layers),
         "layer_count": len(layers),
-        "file_count": sum(1 for t in titles if t and "/snapshots/" in t),
+        "file_count": sum(1 for t in titles if t and "/snapshots/" in t) if hub_paths else len(layers),
         "untitled_layers": sum(1 for t in titles if not t),
         "titles": sorted(t for t in titles if t),
         "annotations": annotations,

@@ -24,6 +24,7 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.plan.schema im
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import reference as oci_reference
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import tools as registry_tools
 from ansible_collections.ai_platform.serving.plugins.module_utils.k8s import pod_security
+from ansible_collections.ai_platform.serving.plugins.module_utils.sync.hf_cache import repo_folder
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.pull_marker import (
     ANNOTATED_KEYS, ANNOTATION_DIGEST, ANNOTATION_REFERENCE)
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.pull_script import (
@@ -179,6 +180,8 @@ def job_manifest(record, digest, expected_size=0, concurrency=4, verify=False, h
         {"name": "AIPS_PINNED_REFERENCE", "value": pinned_reference(record, digest)},
         {"name": "AIPS_DIGEST", "value": digest},
         {"name": "AIPS_SOURCE_REFERENCE", "value": storage["oci"]["reference"]},
+        # where a ModelPack artifact's files go (an hf-cache artifact's titles name it themselves)
+        {"name": "AIPS_REPO_FOLDER", "value": repo_folder(storage["repo_id"])},
         {"name": "AIPS_EXPECTED_SIZE", "value": str(int(expected_size or 0))},
         {"name": "AIPS_CONCURRENCY", "value": str(int(concurrency))},
         {"name": "AIPS_VERIFY", "value": "1" if verify else "0"},

@@ -41,6 +41,9 @@ STAGE="$CACHE/.pull-staging"; OLD="$CACHE/.pull-old"; ERR="${TMPDIR:-/tmp}/aips-
 REVS="$CACHE/.revisions"; HEX="${WANT#sha256:}"; TAG="${AIPS_SOURCE_REFERENCE:-}"
 SCRATCH="${TMPDIR:-/tmp}/aips-pull"
 MEDIA_TYPES="${AIPS_LAYER_MEDIA_TYPES:-application/vnd.oci.image.layer.v1.tar}"
+MODELPACK_TYPE=application/vnd.cncf.model.manifest.v1+json
+MODELPACK_LAYERS="application/vnd.cncf.model.weight.v1.raw application/vnd.cncf.model.weight.config.v1.raw \
+application/vnd.cncf.model.doc.v1.raw application/vnd.cncf.model.code.v1.raw application/vnd.cncf.model.dataset.v1.raw"
 TERMLOG="${AIPS_TERMINATION_LOG:-/dev/termination-log}"
 log() { echo "model-pull: $*"; }
 fail() {
@@ -193,7 +196,57 @@ LAYERS='{{range .content.layers}}{{.digest}} {{printf "%.0f" .size}} {{.mediaTyp
 LAYERS="$LAYERS"'unpack={{with .annotations}}{{with index . "io.deis.oras.content.unpack"}}{{.}}{{end}}{{end}} '
 LAYERS="$LAYERS"'{{with .annotations}}{{with index . "org.opencontainers.image.title"}}{{.}}{{end}}{{end}}{{"\n"}}{{end}}'
 run_oras manifest fetch --format go-template="$LAYERS" "$REF" >"$SCRATCH/layers.txt"
-count=0; model_files=0; total=0; FOLDER=""; COMMIT=""
+HEAD='{{with .content.artifactType}}{{.}}{{else}}none{{end}} '
+HEAD="$HEAD"'rev={{with .content.annotations}}{{with index . "dev.ai-platform.serving.hf.revision"}}{{.}}{{end}}{{end}}{{"\n"}}'
+run_oras manifest fetch --format go-template="$HEAD" "$REF" >"$SCRATCH/head.txt"
+read -r ATYPE AREV <"$SCRATCH/head.txt" || true
+MODELPACK=0
+if [ "$ATYPE" = "$MODELPACK_TYPE" ]; then
+  # A CNCF ModelPack artifact: each raw layer is a file of the snapshot, at its org.cncf.model.filepath (oras
+  # writes it at its title: the two must agree). The snapshot is named by the commit the collection's publisher
+  # records, else by the manifest digest (an artifact another client pushed); refs/main is written, not pulled.
+  # The layer list is rewritten as hub cache paths plus refs/main, as the hf-cache format has them, so
+  # everything below (reuse of files kept on the claim, progress, verification, records) reads one shape.
+  MODELPACK=1
+  FOLDER="${AIPS_REPO_FOLDER:-}"
+  case "$FOLDER" in
+    models--?*) ;;
+    *) fail 42 "a ModelPack artifact needs the model's hub cache folder (AIPS_REPO_FOLDER, models--<org>--<name>)" ;;
+  esac
+  COMMIT=${AREV#rev=}
+  [ -n "$COMMIT" ] || COMMIT=$(printf '%s' "$HEX" | cut -c1-40)
+  case "$COMMIT" in
+    *[!0-9A-Za-z._-]*|.|..) fail 42 "the artifact's revision annotation '$COMMIT' is not a plain name" ;;
+  esac
+  FPS='{{range .content.layers}}{{with .annotations}}{{with index . "org.cncf.model.filepath"}}{{.}}{{end}}{{end}}'
+  FPS="$FPS"'{{"\n"}}{{end}}'
+  run_oras manifest fetch --format go-template="$FPS" "$REF" >"$SCRATCH/filepaths.txt"
+  n=0; : >"$SCRATCH/hub-layers.txt"
+  while read -r digest size mtype unpack title; do
+    n=$((n + 1)); fp=$(sed -n "${n}p" "$SCRATCH/filepaths.txt")
+    case "$mtype" in
+      application/vnd.cncf.model.*.tar|application/vnd.cncf.model.*.tar+gzip|application/vnd.cncf.model.*.tar+zstd)
+        fail 42 "layer ${title:-$digest} is a ModelPack archive ($mtype): the pull lays out raw file layers only; \
+publish the model one file per layer (model_sync does)" ;;
+    esac
+    case " $MODELPACK_LAYERS " in
+      *" $mtype "*) ;;
+      *) fail 42 "layer ${title:-$digest} has media type $mtype, not a ModelPack file layer ($MODELPACK_LAYERS)" ;;
+    esac
+    [ -n "$title" ] || fail 42 "layer $digest ($fp) has no title: oras could not write it"
+    [ -z "$fp" ] || [ "$fp" = "$title" ] || fail 42 "layer $digest is titled '$title' but its org.cncf.model.filepath \
+is '$fp': the two must name the same file"
+    case "/$title/" in
+      *//*|*/../*|*/./*) fail 42 "layer title '$title' is not a plain relative path (empty, '.' or '..' parts)" ;;
+    esac
+    case "$title" in /*) fail 42 "layer title '$title' is absolute" ;; esac
+    echo "$digest $size - $unpack $FOLDER/snapshots/$COMMIT/$title" >>"$SCRATCH/hub-layers.txt"
+  done <"$SCRATCH/layers.txt"
+  echo "sha256:$(printf '%s' "$COMMIT" | sha256sum | cut -d' ' -f1) ${#COMMIT} - unpack= $FOLDER/refs/main" \
+    >>"$SCRATCH/hub-layers.txt"
+  mv "$SCRATCH/hub-layers.txt" "$SCRATCH/layers.txt"
+fi
+count=0; model_files=0; total=0; [ "$MODELPACK" = 1 ] || { FOLDER=""; COMMIT=""; }
 while read -r digest size mtype unpack title; do
   [ -n "$title" ] || fail 42 "layer $digest has no title"
   case "/$title/" in
@@ -206,7 +259,7 @@ while read -r digest size mtype unpack title; do
   esac
   case " $MEDIA_TYPES " in
     *" $mtype "*) ;;
-    *) fail 42 "layer $title has media type $mtype, expected one of: $MEDIA_TYPES" ;;
+    *) [ "$MODELPACK" = 1 ] || fail 42 "layer $title has media type $mtype, expected one of: $MEDIA_TYPES" ;;
   esac
   case "$unpack" in
     "unpack=") ;;
@@ -291,7 +344,14 @@ fetch_blob() { mkdir -p "$(dirname "$2")"; (ERR="$SCRATCH/oras.$3.err"; run_oras
 if [ "$reuse_files" -eq 0 ]; then
   fetched_files=$model_files; fetched_bytes=$total
   log "pulling $REF ($model_files files, $total bytes; $free bytes free)"
-  run_oras pull --concurrency "${AIPS_CONCURRENCY:-4}" "$REF"
+  if [ "$MODELPACK" = 1 ]; then
+    # ModelPack titles are paths in the snapshot; refs/main holds the commit the snapshot is named by
+    mkdir -p "$FOLDER/snapshots/$COMMIT" "$FOLDER/refs"
+    printf '%s' "$COMMIT" >"$FOLDER/refs/main"
+    (cd "$FOLDER/snapshots/$COMMIT" && run_oras pull --concurrency "${AIPS_CONCURRENCY:-4}" "$REF")
+  else
+    run_oras pull --concurrency "${AIPS_CONCURRENCY:-4}" "$REF"
+  fi
 else
   log "reusing $reuse_files files ($(human "$reuse_bytes")) from revisions on the claim; fetching $fetch_files files \
 ($(human "$fetch_bytes")) of $REF ($free bytes free)"

@@ -34,6 +34,19 @@ def test_summarize():
     assert info["repo_id"] == "o/n" and info["revision"] == "abc"
 
 
+def test_summarize_counts_every_layer_of_a_modelpack_artifact_as_a_file():
+    layers = [{"digest": "sha256:" + "2" * 64, "size": 1000, "mediaType": "application/vnd.cncf.model.weight.v1.raw",
+               "annotations": {pull_artifact.TITLE: "model.safetensors", "org.cncf.model.filepath": "model.safetensors"}},
+              {"digest": "sha256:" + "3" * 64, "size": 60, "mediaType": "application/vnd.cncf.model.weight.config.v1.raw",
+               "annotations": {pull_artifact.TITLE: "1_Pooling/config.json",
+                               "org.cncf.model.filepath": "1_Pooling/config.json"}}]
+    body = json.dumps({"schemaVersion": 2, "artifactType": "application/vnd.cncf.model.manifest.v1+json",
+                       "layers": layers}).encode()
+    info = pull_artifact.summarize(body)
+    assert info["layer_count"] == 2 and info["file_count"] == 2 and info["size"] == 1060
+    assert info["artifact_type"] == "application/vnd.cncf.model.manifest.v1+json"
+
+
 def test_summarize_refuses_a_body_that_does_not_match_its_digest():
     with pytest.raises(pull_artifact.ArtifactError, match="not the digest"):
         pull_artifact.summarize(MANIFEST, "sha256:" + "f" * 64)

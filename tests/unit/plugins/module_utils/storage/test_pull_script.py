@@ -71,7 +71,10 @@ if [ "$1 $2" = "blob fetch" ]; then
   exit 0
 fi
 if [ "$1 $2" = "manifest fetch" ]; then
-  case "$3" in
+  # the script's three go-templates: the manifest's type and revision, each layer's filepath, the layer list
+  case "$3 $4" in
+    --format*artifactType*) cat "$FAKE_DIR/head.txt" ;;
+    --format*org.cncf.model.filepath*) cat "$FAKE_DIR/filepaths.txt" ;;
     --format*) cat "$FAKE_DIR/layers.txt" ;;
     *) cat "$FAKE_DIR/manifest.json" ;;
   esac
@@ -108,17 +111,65 @@ def _artifact(fake_dir, files, media_types=None, unpack=None):
             annotations["io.deis.oras.content.unpack"] = unpack[title]
         layers.append({"mediaType": (media_types or {}).get(title, LAYER_TYPE), "size": len(content),
                        "digest": "sha256:" + hashlib.sha256(content).hexdigest(), "annotations": annotations})
-    manifest = json.dumps({"schemaVersion": 2, "layers": layers}, sort_keys=True).encode()
+    return _write_manifest(fake_dir, {"schemaVersion": 2, "artifactType": "application/vnd.ai-platform.hf-model.v1",
+                                      "layers": layers})
+
+
+def _write_manifest(fake_dir, manifest):
+    """manifest.json and what the script's go-templates print of it (head.txt, filepaths.txt, layers.txt)."""
+    body = json.dumps(manifest, sort_keys=True).encode()
     with open(os.path.join(fake_dir, "manifest.json"), "wb") as handle:
-        handle.write(manifest)
+        handle.write(body)
+    revision = (manifest.get("annotations") or {}).get("dev.ai-platform.serving.hf.revision", "")
+    with open(os.path.join(fake_dir, "head.txt"), "w") as handle:
+        handle.write("%s rev=%s\n" % (manifest.get("artifactType") or "none", revision))
+    with open(os.path.join(fake_dir, "filepaths.txt"), "w") as handle:
+        handle.write("".join("%s\n" % layer["annotations"].get(FILEPATH, "") for layer in manifest["layers"]))
     with open(os.path.join(fake_dir, "layers.txt"), "w") as handle:
-        for layer in layers:
+        for layer in manifest["layers"]:
             annotations = layer["annotations"]
             handle.write("%s %d %s unpack=%s %s\n" % (
                 layer["digest"], layer["size"], layer["mediaType"],
                 annotations.get("io.deis.oras.content.unpack", ""),
-                annotations["org.opencontainers.image.title"]))
-    return "sha256:" + hashlib.sha256(manifest).hexdigest()
+                annotations.get("org.opencontainers.image.title", "")))
+    return "sha256:" + hashlib.sha256(body).hexdigest()
+
+
+FILEPATH = "org.cncf.model.filepath"
+WEIGHT = "application/vnd.cncf.model.weight.v1.raw"
+WEIGHT_CONFIG = "application/vnd.cncf.model.weight.config.v1.raw"
+
+
+def _modelpack(fake_dir, files, revision=COMMIT, media_types=None, filepaths=None):
+    """A ModelPack artifact of the snapshot ``files`` (path in the snapshot -> bytes), as model_sync publishes it
+    (``revision`` None: as another client does, without the collection's revision annotation). ``media_types`` /
+    ``filepaths`` map a title to another media type or filepath annotation. src/ holds what oras pull writes."""
+    src = os.path.join(fake_dir, "src")
+    shutil.rmtree(src, ignore_errors=True)
+    layers = []
+    for title, content in sorted(files.items()):
+        path = os.path.join(src, title)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as handle:
+            handle.write(content)
+        kind = WEIGHT if title.endswith(".safetensors") else WEIGHT_CONFIG
+        layers.append({"mediaType": (media_types or {}).get(title, kind), "size": len(content),
+                       "digest": "sha256:" + hashlib.sha256(content).hexdigest(),
+                       "annotations": {"org.opencontainers.image.title": title,
+                                       FILEPATH: (filepaths or {}).get(title, title)}})
+    manifest = {"schemaVersion": 2, "artifactType": "application/vnd.cncf.model.manifest.v1+json",
+                "config": {"mediaType": "application/vnd.cncf.model.config.v1+json", "size": 2,
+                           "digest": "sha256:" + hashlib.sha256(b"{}").hexdigest()}, "layers": layers}
+    if revision:
+        manifest["annotations"] = {"dev.ai-platform.serving.hf.revision": revision,
+                                   "dev.ai-platform.serving.hf.repo-id": "sentence-transformers/all-MiniLM-L6-v2"}
+    return _write_manifest(fake_dir, manifest)
+
+
+def snapshot_files(files, commit=COMMIT):
+    """The snapshot files of an hf-cache file map, by their path in the snapshot."""
+    prefix = "%s/snapshots/%s/" % (REPO, commit)
+    return dict((k[len(prefix):], v) for k, v in files.items() if k.startswith(prefix))
 
 
 def model_files(weights=b"weights-v1", commit=COMMIT):
@@ -162,6 +213,7 @@ class Pod(object):
                "AIPS_MARKER": str(self.cache / ".pulled"), "AIPS_DIGEST": digest,
                "AIPS_PINNED_REFERENCE": "harbor.example/ai-models/minilm@" + digest,
                "AIPS_SOURCE_REFERENCE": "harbor.example/ai-models/minilm:" + fake.get("tag", "v1"),
+               "AIPS_REPO_FOLDER": fake.get("folder", REPO),
                "AIPS_EXPECTED_SIZE": "0", "AIPS_CONCURRENCY": "2", "AIPS_VERIFY": fake.get("verify", "1"),
                "AIPS_TERMINATION_LOG": str(self.termlog), "TMPDIR": str(self.tmpdir),
                "AIPS_TEST_FREE_BYTES": fake.get("free_bytes", ""), "FAKE_SLOW": fake.get("slow", ""),
@@ -722,3 +774,84 @@ def test_a_blob_fetched_beside_the_local_files_is_hashed_with_verify_off_too(pod
     assert proc.returncode == pull_script.PERMANENT_EXIT_CODE, proc.stdout + proc.stderr
     assert "%s holds sha256:" % target in pod.report()["reason"]
     assert pod.marker()["digest"] == v1 and (pod.cache / "hub" / REPO / "refs" / "main").read_text() == COMMIT
+
+
+# ModelPack artifacts: the same hub cache as the hf-cache format, from either publisher
+
+
+def test_a_modelpack_artifact_lays_out_the_same_hub_cache_as_the_hf_cache_format(pod, tmp_path):
+    files = model_files()
+    old = _artifact(str(pod.fake), files)
+    assert pod.run(old).returncode == 0
+    hf_cache_tree, hf_cache_marker = tree(pod), pod.marker()
+    other = Pod(tmp_path / "other")
+    digest = _modelpack(str(other.fake), snapshot_files(files))
+    proc = other.run(digest)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    marker = other.marker()
+    assert marker["digest"] == digest and marker["commit"] == COMMIT and marker["repo"] == REPO
+    for key in ("files", "model_files", "size", "architectures", "model_type", "fetched_files", "fetched_bytes"):
+        assert marker[key] == hf_cache_marker[key], key
+    same = lambda found: dict((k, v) for k, v in found.items() if k.startswith("hub/"))
+    assert same(tree(other)) == same(hf_cache_tree)
+    # one oras pull, in the snapshot directory (ModelPack titles are paths in the snapshot)
+    assert [c.split()[0] for c in transfers(other)] == ["pull"]
+    assert records(other) == layer_lists(other) == [digest[len("sha256:"):]]
+    again = other.run(digest)
+    assert again.returncode == 0 and transfers(other) == [] and "nothing to pull" in again.stdout
+
+
+def test_a_modelpack_artifact_another_client_pushed_is_named_by_its_digest(pod):
+    digest = _modelpack(str(pod.fake), snapshot_files(model_files()), revision=None)
+    proc = pod.run(digest)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    commit = digest[len("sha256:"):][:40]
+    assert (pod.cache / "hub" / REPO / "refs" / "main").read_text() == commit
+    assert (snapshot(pod, commit) / "model.safetensors").read_bytes() == b"weights-v1"
+    assert pod.marker()["commit"] == commit and pod.marker()["model_files"] == 3
+
+
+def test_an_upgrade_from_the_hf_cache_format_to_modelpack_links_the_unchanged_files(pod):
+    v1 = _artifact(str(pod.fake), five_files(COMMIT))
+    assert pod.run(v1).returncode == 0
+    files = snapshot_files(five_files(COMMIT_B, changed=["model.safetensors"]), COMMIT_B)
+    v2 = _modelpack(str(pod.fake), files, revision=COMMIT_B)
+    proc = pod.run(v2, tag="v2")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert transfers(pod) == ["blob fetch --output %s/snapshots/%s/model.safetensors harbor.example/ai-models/minilm@sha256:%s"
+                              % (REPO, COMMIT_B, hashlib.sha256(files["model.safetensors"]).hexdigest())]
+    assert (pod.marker()["fetched_files"], pod.marker()["reused_files"]) == (1, 4)
+    for name, content in files.items():
+        assert (snapshot(pod, COMMIT_B) / name).read_bytes() == content
+        if name != "model.safetensors":
+            assert (snapshot(pod, COMMIT_B) / name).stat().st_ino == (snapshot(pod, COMMIT) / name).stat().st_ino
+    assert (pod.cache / "hub" / REPO / "refs" / "main").read_text() == COMMIT_B
+
+
+@pytest.mark.parametrize("fault, reason", [
+    ("tar", "is a ModelPack archive (application/vnd.cncf.model.weight.v1.tar): the pull lays out raw file layers only"),
+    ("foreign-type", "has media type application/vnd.oci.image.layer.v1.tar, not a ModelPack file layer"),
+    ("filepath", "is titled 'model.safetensors' but its org.cncf.model.filepath is 'weights/model.safetensors'"),
+    ("escape", "layer title '../model.safetensors' is not a plain relative path"),
+    ("folder", "a ModelPack artifact needs the model's hub cache folder (AIPS_REPO_FOLDER"),
+    ("revision", "the artifact's revision annotation 'a/b' is not a plain name"),
+])
+def test_a_modelpack_artifact_the_pull_cannot_lay_out_is_refused_before_a_byte_is_written(pod, fault, reason):
+    files = snapshot_files(model_files())
+    kwargs = {}
+    if fault == "tar":
+        kwargs["media_types"] = {"model.safetensors": "application/vnd.cncf.model.weight.v1.tar"}
+    elif fault == "foreign-type":
+        kwargs["media_types"] = {"model.safetensors": LAYER_TYPE}
+    elif fault == "filepath":
+        kwargs["filepaths"] = {"model.safetensors": "weights/model.safetensors"}
+    elif fault == "escape":
+        files["../model.safetensors"] = files.pop("model.safetensors")
+    elif fault == "revision":
+        kwargs["revision"] = "a/b"
+    digest = _modelpack(str(pod.fake), files, **kwargs)
+    before = tree(pod)
+    proc = pod.run(digest, **({"folder": ""} if fault == "folder" else {}))
+    assert proc.returncode == pull_script.PERMANENT_EXIT_CODE, proc.stdout + proc.stderr
+    assert reason in pod.report()["reason"], pod.report()["reason"]
+    assert transfers(pod) == [] and tree(pod) == before
