@@ -122,7 +122,7 @@ def test_load_then_second_load_moves_nothing(bundled, registry, tools, tmp_path)
     assert entry["digest"] == model["digest"]
     assert entry["pinned_reference"] == "%s/ai-models/all-minilm-l6-v2@%s" % (HARBOR, model["digest"])
     assert entry["size"] == sum(b["size"] for b in model["blobs"] if b["title"] not in ("manifest", "config"))
-    assert entry["file_count"] == len(model["blobs"]) - 3  # manifest, config and refs/main are no model files
+    assert entry["file_count"] == len(model["blobs"]) - 2  # manifest and config are no model files (ModelPack)
     for chart in (i for i in lock["items"] if i["kind"] == "chart"):
         proc = subprocess.run([tools["helm"], "show", "chart", "oci://%s/charts/%s" % (registry.host, chart["name"]),
                                "--version", chart["version"], "--registry-config", auth, "--ca-file", registry.ca],

@@ -11,6 +11,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
 import os
 import shutil
 import subprocess
@@ -83,16 +84,21 @@ def test_publish_pull_and_resolve_offline(registry, tools, tmp_path, minilm_hub,
     assert entry["digest"].startswith("sha256:")
     assert entry["pinned_reference"] == "harbor.harbor.svc.cluster.local/ai-models/all-minilm-l6-v2@" + entry["digest"]
     snapshot = os.path.join(minilm_hub, "models--sentence-transformers--all-MiniLM-L6-v2", "snapshots", COMMIT)
-    assert entry["size"] == sum(os.path.getsize(os.path.join(d, f)) for d, _s, fs in os.walk(snapshot)
-                                for f in fs) + len(COMMIT)
+    # a ModelPack artifact: the files alone (no refs/main layer)
+    assert entry["size"] == sum(os.path.getsize(os.path.join(d, f)) for d, _s, fs in os.walk(snapshot) for f in fs)
 
-    # Pull it back with the oras CLI into an empty hub/ and let huggingface_hub resolve it offline.
+    # Pull it back with the oras CLI into an empty snapshot directory (ModelPack titles are paths in the
+    # snapshot), point refs/main at it as the pull Job does, and let huggingface_hub resolve it offline.
+    # (tests/integration/registry/test_registry_modelpack.py runs the pull Job's own script and a ModelPack client.)
     hub = tmp_path / "pulled" / "hub"
-    hub.mkdir(parents=True)
+    target = hub / "models--sentence-transformers--all-MiniLM-L6-v2" / "snapshots" / COMMIT
+    target.mkdir(parents=True)
+    (target.parent.parent / "refs").mkdir()
+    (target.parent.parent / "refs" / "main").write_text(COMMIT)
     config = registry.docker_config(str(tmp_path / "auth.json"))
     pulled = "%s/ai-models/all-minilm-l6-v2@%s" % (registry.host, entry["digest"])
     proc = subprocess.run([tools["oras"], "pull", "--registry-config", config, "--ca-file", registry.ca, pulled],
-                          cwd=str(hub), capture_output=True, check=False, text=True)
+                          cwd=str(target), capture_output=True, check=False, text=True)
     assert proc.returncode == 0, proc.stderr
     script = ("import sys; from huggingface_hub import snapshot_download; "
               "print(snapshot_download(sys.argv[1], local_files_only=True))")
@@ -100,7 +106,7 @@ def test_publish_pull_and_resolve_offline(registry, tools, tmp_path, minilm_hub,
     proc = subprocess.run([sys.executable, "-c", script, REPO], env=env, capture_output=True, check=False, text=True)
     assert proc.returncode == 0, proc.stderr
     resolved = proc.stdout.strip()
-    assert resolved == str(hub / "models--sentence-transformers--all-MiniLM-L6-v2" / "snapshots" / COMMIT)
+    assert resolved == str(target)
     weights = os.path.join(resolved, "model.safetensors")
     assert not os.path.islink(weights)
     assert sha256_file(weights) == sha256_file(os.path.join(snapshot, "model.safetensors"))
@@ -160,8 +166,13 @@ def test_one_changed_file_sends_only_that_layer(registry, tools, tmp_path, minil
     assert run.rc == 0, run
     assert run.changed >= 1, run
     sent = uploaded_digests(uploads_since(registry, mark))
-    # The changed README and the new refs/main are the only blobs; every other layer was skipped.
-    assert sent == {sha256_file(readme), sha256_text(NEW_COMMIT)}, sent
+    # The changed README and the new ModelPack config (its revision and diffIds) are the only blobs; every other
+    # layer was skipped.
+    manifest = json.loads(subprocess.run(
+        [tools["oras"], "manifest", "fetch", "--registry-config", registry.docker_config(str(tmp_path / "auth.json")),
+         "--ca-file", registry.ca, "%s/ai-models/all-minilm-l6-v2:v1-next" % registry.host],
+        capture_output=True, check=True, text=True).stdout)
+    assert sent == {sha256_file(readme), manifest["config"]["digest"]}, sent
     readme_size = os.path.getsize(readme)
     print("one changed file (%d bytes): %d bytes sent" % (readme_size, registry.relay.to_upstream))
     assert registry.relay.to_upstream < readme_size + 64 * 1024

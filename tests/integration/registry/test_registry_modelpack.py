@@ -1,0 +1,163 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""CNCF ModelPack artifacts against a real registry, with a ModelPack client nobody here wrote.
+
+model_sync publishes MiniLM; the independent client (PyPI ``modelpack-client``, which validates the
+manifest, the config against the model-spec JSON schema and every blob) pulls it and gets the snapshot's
+files byte for byte. The other way round, that client pushes the snapshot and the pull Job's script
+(run under busybox, as in the ORAS image, with the real oras CLI) lays out a hub cache huggingface_hub
+resolves offline, the same files. The hf-cache format still publishes and pulls the same way.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import yaml
+
+from ansible_collections.ai_platform.serving.tests.support import hub as hub_fixture
+from ansible_collections.ai_platform.serving.tests.support.registry import model_sync_vars
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry import oci_artifact
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_marker, pull_script
+
+REPO = hub_fixture.MINILM_REPO
+COMMIT = hub_fixture.MINILM_COMMIT
+FOLDER = "models--" + REPO.replace("/", "--")
+LOCK_HOST = "harbor.harbor.svc.cluster.local"
+
+
+def snapshot_dir(hub):
+    return os.path.join(hub, FOLDER, "snapshots", COMMIT)
+
+
+def files_of(root):
+    """path relative to ``root`` -> bytes, symlinks followed (the hub cache links snapshots to blobs)."""
+    found = {}
+    for dirpath, _dirs, names in os.walk(root):
+        for name in names:
+            path = os.path.join(dirpath, name)
+            with open(path, "rb") as handle:
+                found[os.path.relpath(path, root)] = handle.read()
+    return found
+
+
+def publish(run_role, registry, tools, tmp_path, hub, artifact, fmt=None):
+    lock = tmp_path / ("%s.lock.yml" % artifact)
+    overrides = {"model_sync_artifact_format": fmt} if fmt else {}
+    models = [dict(repo_id=REPO, revision="main", tag="v1", source="local_cache", local_path=hub, artifact=artifact)]
+    run = run_role("model_sync", model_sync_vars(registry, tools, tmp_path / "work", lock, models, **overrides))
+    assert run.rc == 0, run
+    entry = yaml.safe_load(lock.read_text())["models"]["%s/ai-models/%s:v1" % (LOCK_HOST, artifact)]
+    return entry
+
+
+def client(registry):
+    from modelpack_client import ModelPackClient
+    # the test registry asks for basic auth (htpasswd), as the lab's does; Harbor would hand out tokens
+    return ModelPackClient(tls_verify=registry.ca, auth_backend="basic")
+
+
+def pull_job(registry, tools, tmp_path, reference, digest):
+    """Run the pull Job's script as its pod would (busybox sh, oras on PATH, the claim a directory)."""
+    busybox = shutil.which("busybox")
+    if not busybox:
+        raise RuntimeError("busybox is needed to run the pull script as the ORAS image does (apt-get install busybox-static)")
+    bindir = tmp_path / "bin"
+    bindir.mkdir(exist_ok=True)
+    if not (bindir / "oras").exists():
+        os.symlink(tools["oras"], str(bindir / "oras"))
+    cache = tmp_path / "model-cache"
+    (cache / "hub").mkdir(parents=True, exist_ok=True)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir(exist_ok=True)
+    termlog = tmp_path / "termination-log"
+    env = {"PATH": "%s:%s" % (bindir, os.environ["PATH"]), "HOME": str(scratch), "TMPDIR": str(scratch),
+           "SSL_CERT_FILE": registry.ca, "AIPS_REGISTRY_CONFIG": registry.docker_config(str(tmp_path / "auth.json")),
+           "AIPS_CACHE_DIR": str(cache), "AIPS_WORKING_DIR": str(cache / "hub"), "AIPS_MARKER": str(cache / ".pulled"),
+           "AIPS_DIGEST": digest, "AIPS_PINNED_REFERENCE": "%s@%s" % (reference.rsplit(":", 1)[0], digest),
+           "AIPS_SOURCE_REFERENCE": reference, "AIPS_REPO_FOLDER": FOLDER, "AIPS_CONCURRENCY": "4",
+           "AIPS_VERIFY": "1", "AIPS_TERMINATION_LOG": str(termlog)}
+    proc = subprocess.run([busybox, "sh", "-c", pull_script.PULL_SCRIPT], cwd=str(cache), env=env,
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return cache / "hub", pull_marker.parse_marker((cache / ".pulled").read_text())
+
+
+def resolve_offline(hub, tmp_path):
+    script = ("import sys; from huggingface_hub import snapshot_download; "
+              "print(snapshot_download(sys.argv[1], local_files_only=True))")
+    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_HUB_CACHE=str(hub), HF_HOME=str(tmp_path / "hf-home"))
+    proc = subprocess.run([sys.executable, "-c", script, REPO], env=env, capture_output=True, check=False, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip()
+
+
+def test_model_sync_publishes_modelpack_that_an_independent_client_pulls_file_for_file(
+        registry, tools, tmp_path, minilm_hub, run_role):
+    entry = publish(run_role, registry, tools, tmp_path, minilm_hub, "minilm-modelpack")
+    expected = files_of(snapshot_dir(minilm_hub))
+    assert entry["file_count"] == len(expected) == 13
+    assert entry["size"] == sum(len(v) for v in expected.values())     # no refs/main layer in ModelPack
+    reference = "%s/ai-models/minilm-modelpack:v1" % registry.host
+    config_path = registry.docker_config(str(tmp_path / "auth.json"))
+    pulled = client(registry).pull(reference, str(tmp_path / "pulled"), config_path=config_path)
+    manifest = pulled.manifest
+    assert manifest["artifactType"] == "application/vnd.cncf.model.manifest.v1+json"
+    assert manifest["config"]["mediaType"] == "application/vnd.cncf.model.config.v1+json"
+    assert set(l["mediaType"] for l in manifest["layers"]) <= set(oci_artifact.MODELPACK_RAW_TYPES)
+    kinds = dict((l["annotations"]["org.cncf.model.filepath"], l["mediaType"]) for l in manifest["layers"])
+    assert kinds["model.safetensors"] == oci_artifact.WEIGHT and kinds["README.md"] == oci_artifact.DOC
+    assert kinds["1_Pooling/config.json"] == oci_artifact.WEIGHT_CONFIG
+    assert pulled.config["descriptor"]["name"] == REPO and pulled.config["descriptor"]["revision"] == COMMIT
+    assert pulled.config["config"]["architecture"] == "BertModel"
+    assert files_of(str(tmp_path / "pulled")) == expected
+
+    # the pull Job lays out the hub cache huggingface_hub resolves offline, byte for byte
+    hub, marker = pull_job(registry, tools, tmp_path, reference, entry["digest"])
+    assert resolve_offline(hub, tmp_path) == str(hub / FOLDER / "snapshots" / COMMIT)
+    assert files_of(str(hub / FOLDER / "snapshots" / COMMIT)) == expected
+    assert (hub / FOLDER / "refs" / "main").read_text() == COMMIT
+    assert (marker["model_files"], marker["commit"]) == (13, COMMIT)
+
+
+def test_the_pull_job_lays_out_a_model_the_independent_client_pushed(registry, tools, tmp_path, minilm_hub):
+    from modelpack_client import ModelDescriptor, ModelLayer, ModelPackConfig, ModelTechnicalConfig
+    snapshot = snapshot_dir(minilm_hub)
+    expected = files_of(snapshot)
+    layers = [ModelLayer(os.path.realpath(os.path.join(snapshot, rel)), artifact_path=rel,
+                         media_type=oci_artifact.modelpack_media_type(rel)) for rel in sorted(expected)]
+    config = ModelPackConfig(descriptor=ModelDescriptor(name="all-MiniLM-L6-v2"),
+                             config=ModelTechnicalConfig(format="safetensors"))
+    reference = "%s/ai-models/minilm-by-another-client:v1" % registry.host
+    pushed = client(registry).push(reference, layers=layers, config=config,
+                                   config_path=registry.docker_config(str(tmp_path / "auth.json")))
+    hub, marker = pull_job(registry, tools, tmp_path, reference, pushed.digest)
+    # no revision annotation: the snapshot is named by the manifest digest
+    commit = pushed.digest[len("sha256:"):][:40]
+    assert resolve_offline(hub, tmp_path) == str(hub / FOLDER / "snapshots" / commit)
+    assert files_of(str(hub / FOLDER / "snapshots" / commit)) == expected
+    assert (marker["model_files"], marker["digest"]) == (13, pushed.digest)
+
+
+def test_the_hf_cache_format_still_publishes_and_a_format_change_sends_only_the_new_manifest_and_config(
+        registry, tools, tmp_path, minilm_hub, run_role):
+    old = publish(run_role, registry, tools, tmp_path, minilm_hub, "minilm-formats", fmt="hf-cache")
+    mark = registry.log_mark()
+    new = publish(run_role, registry, tools, tmp_path, minilm_hub, "minilm-formats")
+    assert new["digest"] != old["digest"]
+    time.sleep(0.3)  # let the registry flush its access log
+    sent = [path for method, path in registry.requests_since(mark) if method == "PUT" and "digest=" in path]
+    # every file blob was already there (same bytes in either format): only the ModelPack config is new
+    assert len(sent) == 1, sent
+    reference = "%s/ai-models/minilm-formats:v1" % registry.host
+    hub, marker = pull_job(registry, tools, tmp_path, reference, old["digest"])
+    assert resolve_offline(hub, tmp_path) == str(hub / FOLDER / "snapshots" / COMMIT)
+    assert files_of(str(hub / FOLDER / "snapshots" / COMMIT)) == files_of(snapshot_dir(minilm_hub))
+    assert marker["model_files"] == 13
