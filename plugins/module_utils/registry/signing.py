@@ -173,12 +173,13 @@ def sign_files(model_dir, relpaths, private_key, model_name):
         hashed = config.hash(pathlib.Path(model_dir), files_to_hash=files)
     except ValueError as exc:  # a special file, a broken link: model_signing names the path
         raise SignatureError("cannot hash %s: %s" % (model_dir, exc))
-    if not any(True for _ in hashed.resource_descriptors()):
+    descriptors = list(hashed.resource_descriptors())
+    if not descriptors:
         raise SignatureError("no files to sign in %s" % model_dir)
     # The same items under the caller's name (model_signing names a manifest after the directory).
     serialization_type = ms_manifest.SerializationType.from_args(hashed.serialization_type)
     named = ms_manifest.Manifest(model_name, [serialization_type.new_item(rd.identifier, rd.digest)
-                                              for rd in hashed.resource_descriptors()], serialization_type)
+                                              for rd in descriptors], serialization_type)
     signature = _KeySigner(key).sign(ms_signing.Payload(named))
     return signature.bundle.to_json().encode("utf-8")
 

@@ -152,8 +152,8 @@ def test_the_library_own_verifier_accepts_the_signature(model, tmp_path, key_fil
     sig_path.write_bytes(signing.sign_files(model, None, key_file, "m"))
     pub = tmp_path / "site.pub"
     pub.write_bytes(public_pem(key))
-    config = hashing.Config().use_file_serialization().set_ignored_paths(paths=signing.IGNORED_DIRS,
-                                                                          ignore_git_paths=False)
+    config = hashing.Config().use_file_serialization()
+    config.set_ignored_paths(paths=signing.IGNORED_DIRS, ignore_git_paths=False)
     verifying.Config().use_elliptic_key_verifier(public_key=str(pub)).set_hashing_config(config).verify(
         model, str(sig_path))
     with open(os.path.join(model, "config.json"), "ab") as handle:
