@@ -120,6 +120,14 @@ options:
     type: str
     choices: [modelpack, hf-cache]
     default: modelpack
+  signing_key:
+    description:
+      - The site's model signing key, an unencrypted elliptic-curve private key (P-256, P-384 or P-521) in PEM, from
+        Vault. With it the model's files are signed (OpenSSF model signing, PyPI C(model-signing); every file's sha256,
+        no transparency log, no internet) and the signature is attached to the artifact's digest as an OCI referrer
+        of type C(application/vnd.dev.sigstore.bundle.v0.3+json), unless a signature by this key over exactly these
+        files is attached already. Never logged, never on a command line.
+    type: str
   verify:
     description: Check cached files against their blob names. Turning it off is for debugging only.
     type: bool
@@ -201,6 +209,11 @@ existing:
   description: Layers already present in the registry.
   returned: always
   type: int
+signature:
+  description: With O(signing_key), the signature artifact attached to the digest and whether this run attached it.
+  returned: when signing_key is set and not in check mode
+  type: dict
+  sample: {"digest": "sha256:9ce3...", "attached": true}
 duration:
   description: Seconds the sync took (verification, comparison, push).
   returned: always

@@ -107,10 +107,10 @@ class Registry(object):
         return ArtifactError("registry %s rejected %s (HTTP %s): check the Harbor robot account and token"
                              % (self.endpoint, who, status))
 
-    def manifest(self, repository, reference):
-        """(digest, body bytes) of ``repository:reference`` (a tag or a digest)."""
-        url = "%s/v2/%s/manifests/%s" % (self.base, repository, reference)
-        headers = {"Accept": ACCEPT}
+    def _get(self, repository, path, accept):
+        """(status, headers, body) of ``GET /v2/<repository>/<path>``, authenticating on the first 401."""
+        url = "%s/v2/%s/%s" % (self.base, repository, path)
+        headers = {"Accept": accept}
         if self._auth:
             headers["Authorization"] = self._auth
         status, rheaders, body = self.send("GET", url, headers)
@@ -126,6 +126,11 @@ class Registry(object):
             status, rheaders, body = self.send("GET", url, headers)
         if status in (401, 403):
             raise self._rejected(status)
+        return status, rheaders, body
+
+    def manifest(self, repository, reference):
+        """(digest, body bytes) of ``repository:reference`` (a tag or a digest)."""
+        status, rheaders, body = self._get(repository, "manifests/%s" % reference, ACCEPT)
         if status == 404:
             raise ArtifactError("registry %s has no manifest %s:%s: push it with model_sync (playbooks/sync.yml) "
                                 "or fix modelSource.harborRef" % (self.endpoint, repository, reference))
@@ -136,6 +141,36 @@ class Registry(object):
         if reference.startswith("sha256:"):
             digest = reference
         return digest, body
+
+    def referrers(self, repository, digest):
+        """The descriptors of the manifests that refer to ``digest`` (OCI 1.1 referrers API, else the
+        ``sha256-<hex>`` tag schema a registry without that API keeps, as oras attach writes it)."""
+        index_type = "application/vnd.oci.image.index.v1+json"
+        status, _headers, body = self._get(repository, "referrers/%s" % digest, index_type)
+        if status == 404:
+            status, _headers, body = self._get(repository, "manifests/%s" % digest.replace(":", "-"), index_type)
+            if status == 404:
+                return []
+        if status != 200:
+            raise ArtifactError("registry %s answered HTTP %s for the referrers of %s@%s"
+                                % (self.endpoint, status, repository, digest))
+        try:
+            index = json.loads(body.decode("utf-8"))
+        except ValueError:
+            raise ArtifactError("registry %s sent referrers of %s@%s that are not JSON" % (self.endpoint, repository, digest))
+        return [d for d in index.get("manifests") or [] if d.get("digest") != digest and d.get("digest")]
+
+    def blob(self, repository, digest, limit=1024 * 1024):
+        """The bytes of a small blob (a signature, a config), checked against ``digest``."""
+        status, _headers, body = self._get(repository, "blobs/%s" % digest, "*/*")
+        if status != 200:
+            raise ArtifactError("registry %s answered HTTP %s for the blob %s@%s" % (self.endpoint, status, repository, digest))
+        if len(body) > limit:
+            raise ArtifactError("the blob %s@%s is larger than %d bytes" % (repository, digest, limit))
+        actual = "sha256:" + hashlib.sha256(body).hexdigest()
+        if actual != digest:
+            raise ArtifactError("registry %s sent a blob whose sha256 is %s, not %s" % (self.endpoint, actual, digest))
+        return body
 
 
 def artifact_info(registry, repository, tag=None, digest=None):

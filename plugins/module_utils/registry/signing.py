@@ -104,6 +104,12 @@ def _load_private_key(key):
     return private_key
 
 
+def public_pem(private_key):
+    """The PEM public key of a private key (PEM bytes or a file path); for checking what it signed."""
+    return _load_private_key(private_key).public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+
+
 def _load_public_key(key):
     pem = _read_key_bytes(key, "public key")
     try:
@@ -209,6 +215,9 @@ def verify(signature, public_key):
         raise SignatureError("the signature does not verify with this public key (altered, or made by another key)")
     except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
         # model_signing's messages: media type, key mismatch, payload type, inconsistent root digest.
+        if "key mismatch" in str(exc).lower():
+            raise SignatureError("the signature was made by another key (it names a key whose hash is not this "
+                                 "public key's)")
         raise SignatureError("the signature is refused: %s" % " ".join(str(exc).split()))
     serialization = verified.serialization_type
     if serialization.get("method") != "files" or serialization.get("hash_type") != HASH:

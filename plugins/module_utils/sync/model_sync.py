@@ -13,7 +13,9 @@ import tempfile
 import time
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.sync import hf_cache
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry import model_signatures
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import oci_artifact
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry import signing
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import tools as registry
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import registry_auth_argspec, tool_paths
 
@@ -40,6 +42,7 @@ def argspec():
         work_dir=dict(type="path"),
         verify=dict(type="bool", default=True),
         artifact_format=dict(type="str", default=oci_artifact.FORMAT_MODELPACK, choices=list(oci_artifact.FORMATS)),
+        signing_key=dict(type="str", no_log=True),
         **tool_paths("oras")
     )
 
@@ -157,6 +160,9 @@ def sync(params, check_mode=False, want_diff=False):
             result.update(changed=True, digest=None)
         else:
             result.update(changed=True, **push(params, remote, artifact))
+        if result["digest"] and params["signing_key"] and not check_mode:
+            result["signature"] = attach_signature(params, remote, artifact, files, result["digest"])
+            result["changed"] = result["changed"] or result["signature"]["attached"]
     if result["digest"]:
         result["pinned_reference"] = registry.pinned(params["reference"], result["digest"])
     result["duration"] = round(time.monotonic() - started, 1)
@@ -186,3 +192,47 @@ def push(params, remote, artifact):
                                      % (remote.ref.registry, digest))
     return dict(digest=digest, uploaded=sorted(progress.uploaded), existing=len(progress.existed),
                 uploaded_bytes=sum(l["size"] for l in layers if l["title"] in progress.uploaded))
+
+
+def attach_signature(params, remote, artifact, files, digest):
+    """Sign the model with ``signing_key`` and attach the signature to ``digest``, unless a signature by that
+    key over exactly these files is attached already. Returns dict(digest=<signature artifact>, attached=bool)."""
+    oras = params["oras_path"]
+    pinned = registry.pinned(params["reference"], digest)
+    repository = pinned.split("@", 1)[0]
+    try:
+        public_key = signing.public_pem(params["signing_key"])
+    except signing.SignatureError as exc:
+        raise registry.RegistryError("%s: signing_key: %s" % (params["repo_id"], exc.reason))
+    _descriptor, manifest = remote.fetch(pinned)
+    rc, out = remote.run(model_signatures.discover_argv(oras, pinned, remote.args))
+    if rc != 0:
+        raise registry.RegistryError(remote.fail_message(out))
+    work = tempfile.mkdtemp(prefix="aips-model-sign-", dir=params["work_dir"])
+    try:
+        for referrer in model_signatures.discovered(out):
+            _d, signed = remote.fetch("%s@%s" % (repository, referrer))
+            layers = (signed or {}).get("layers") or []
+            if len(layers) != 1:
+                continue
+            path = os.path.join(work, "attached.json")
+            rc, out = remote.run([oras, "blob", "fetch", "--output", path, "%s@%s" % (repository, layers[0]["digest"])]
+                                 + remote.args)
+            if rc != 0:
+                raise registry.RegistryError(remote.fail_message(out))
+            with open(path, "rb") as handle:
+                if not model_signatures.check(manifest, handle.read(), public_key):
+                    return dict(digest=referrer, attached=False)
+        try:
+            signature = model_signatures.sign(files, params["signing_key"],
+                                              model_signatures.model_name(params["repo_id"], artifact["commit"]), work)
+        except signing.SignatureError as exc:
+            raise registry.RegistryError("%s: signing failed: %s" % (params["repo_id"], exc.reason))
+        with open(os.path.join(work, model_signatures.SIGNATURE_FILE), "wb") as handle:
+            handle.write(signature)
+        rc, out = remote.run(model_signatures.attach_argv(oras, pinned, remote.args), cwd=work)
+        if rc != 0:
+            raise registry.RegistryError(remote.fail_message(out))
+        return dict(digest=oci_artifact.parse_push_digest(out), attached=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

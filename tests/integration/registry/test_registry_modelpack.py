@@ -161,3 +161,55 @@ def test_the_hf_cache_format_still_publishes_and_a_format_change_sends_only_the_
     assert resolve_offline(hub, tmp_path) == str(hub / FOLDER / "snapshots" / COMMIT)
     assert files_of(str(hub / FOLDER / "snapshots" / COMMIT)) == files_of(snapshot_dir(minilm_hub))
     assert marker["model_files"] == 13
+
+
+# Signatures: the site's key signs on the internet side; a check reads the manifest and the signature only
+
+
+def key_pair(tmp_path, name):
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    key = ec.generate_private_key(ec.SECP256R1())
+    private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption()).decode()
+    public = key.public_key().public_bytes(serialization.Encoding.PEM,
+                                           serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+    return private, public
+
+
+def signature_status(registry, artifact, digest, public_key):
+    from ansible_collections.ai_platform.serving.plugins.module_utils.registry import distribution, model_signatures
+    from ansible_collections.ai_platform.serving.plugins.module_utils.registry.transport import open_url_transport
+    remote = distribution.Registry(registry.host, registry.user, registry.password,
+                                   open_url_transport(registry.ca, True, 30))
+    _digest, body = remote.manifest("ai-models/" + artifact, digest)
+    return model_signatures.registry_status(remote, "ai-models/" + artifact, digest, yaml.safe_load(body), public_key)
+
+
+def test_a_signed_sync_attaches_one_signature_a_rerun_keeps_it_and_the_check_needs_no_weights(
+        registry, tools, tmp_path, minilm_hub, run_role):
+    private, public = key_pair(tmp_path, "site")
+    lock = tmp_path / "signed.lock.yml"
+    models = [dict(repo_id=REPO, revision="main", tag="v1", source="local_cache", local_path=minilm_hub,
+                   artifact="minilm-signed")]
+    variables = model_sync_vars(registry, tools, tmp_path / "work", lock, models, model_sync_signing_key=private)
+    run = run_role("model_sync", variables)
+    assert run.rc == 0, run
+    assert "signature sha256:" in run.output and " attached" in run.output, run
+    assert private.splitlines()[1] not in run.output
+    digest = yaml.safe_load(lock.read_text())["models"]["%s/ai-models/minilm-signed:v1" % LOCK_HOST]["digest"]
+    status = signature_status(registry, "minilm-signed", digest, public)
+    assert status["status"] == "valid", status
+    # a re-run finds its signature and attaches none
+    again = run_role("model_sync", variables)
+    assert again.rc == 0 and again.changed == 0, again
+    assert "already attached" in again.output, again
+    # another key's public half does not verify it
+    _other_private, other_public = key_pair(tmp_path, "other")
+    status = signature_status(registry, "minilm-signed", digest, other_public)
+    assert status["status"] == "invalid" and "another key" in " ".join(status["problems"]), status
+    # an unsigned artifact is unsigned
+    entry = publish(run_role, registry, tools, tmp_path, minilm_hub, "minilm-unsigned")
+    status = signature_status(registry, "minilm-unsigned", entry["digest"], public)
+    assert status["status"] == "unsigned" and status["problems"] == [
+        "no signature is attached to ai-models/minilm-unsigned@%s" % entry["digest"]], status
