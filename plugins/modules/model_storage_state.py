@@ -62,6 +62,17 @@ options:
     description: A reference the lock file does not pin (and that names no digest) is unreadable, naming the model.
     type: bool
     default: false
+  require_signed:
+    description:
+      - Each pinned artifact must carry a signature by the site's key (O(signing_public_key)) over exactly its files,
+        attached as an OCI referrer (M(ai_platform.serving.model_sync) with C(signing_key)). One that does not is in
+        RV(unsigned), naming the model and why (none attached, another key, other files); the cluster is then not
+        read. Only the manifest and the signatures are read, never the weights.
+    type: bool
+    default: false
+  signing_public_key:
+    description: The site's model signing public key (PEM), for O(require_signed).
+    type: str
   headroom_percent:
     description: Room a claim must have beyond its artifact's size, in percent.
     type: int
@@ -96,6 +107,12 @@ artifacts:
     and whether the claim holds it (fits, problem); models whose artifact could not be read are left out.
   returned: always
   type: dict
+unsigned:
+  description: With O(require_signed), one message per model whose pinned artifact carries no valid signature by the
+    site's key, each starting with the slug.
+  returned: always
+  type: list
+  elements: str
 unreadable:
   description: One message per model whose artifact could not be resolved, each starting with the slug.
   returned: always
@@ -131,6 +148,8 @@ storage_results:
   type: dict
 """
 
+import json
+
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import (
     k8s_auth_argspec,
     pull_job_options,
@@ -154,18 +173,44 @@ def argspec():
         headroom_percent=dict(type="int", default=10),
         hostpath_storage_class=dict(type="str", default=""),
         replace_failed=dict(type="bool", default=True),
+        require_signed=dict(type="bool", default=False),
+        signing_public_key=dict(type="str"),
     ))
 
 
+def signature_problem(resolver, reference, info, public_key):
+    """Why the pinned artifact carries no valid signature by the site's key (None when it does): its manifest and
+    the signatures attached to it are read from the registry, never the weights."""
+    # imported here: model_signing loads in half a second, and only a run that requires signatures needs it
+    from ansible_collections.ai_platform.serving.plugins.module_utils.registry import model_signatures
+    if not public_key:
+        return ("aips_require_signed is true but no public key is set: give the site's signing public key "
+                "(PEM) as aips_signing_public_key")
+    oci = artifacts.parse_oci_reference(reference)
+    registry = resolver.registry(oci["registry"])
+    _digest, body = registry.manifest(oci["repository"], info["digest"])
+    try:
+        manifest = json.loads(body.decode("utf-8"))
+    except ValueError:
+        return "the manifest of %s is not JSON" % info["pinned_reference"]
+    status = model_signatures.registry_status(registry, oci["repository"], info["digest"], manifest, public_key)
+    if status["status"] == "valid":
+        info["signature"] = status["signature"]
+        return None
+    return ("%s is not signed by the site's key (%s); nothing was changed. Publish it with the key (model_sync with "
+            "aips_signing_key, or load a signed bundle), or set aips_require_signed: false"
+            % (info["pinned_reference"], "; ".join(status["problems"])))
+
+
 def resolve_all(params):
-    """(artifacts by slug, unreadable messages, misfit messages) for every record."""
-    found, unreadable, misfits = {}, [], []
+    """(artifacts by slug, unreadable messages, misfit messages, unsigned messages) for every record."""
+    found, unreadable, misfits, unsigned = {}, [], [], []
     try:
         resolver = artifacts.Resolver(params["registry_username"], params["registry_password"], params["registry_ca_file"],
                                       params["registry_validate_certs"], params["timeout"], params["registry_endpoint"],
                                       params["lock_file"], params["require_lock"])
     except artifacts.ERRORS as exc:
-        return {}, ["%s: %s" % (record.get("slug"), exc) for record in params["records"]], []
+        return {}, ["%s: %s" % (record.get("slug"), exc) for record in params["records"]], [], []
     for record in params["records"]:
         slug = record.get("slug")
         storage = record.get("storage") or {}
@@ -175,20 +220,25 @@ def resolve_all(params):
         except artifacts.ERRORS as exc:
             unreadable.append("%s: %s" % (slug or reference, exc))
             continue
+        if params["require_signed"]:
+            problem = signature_problem(resolver, reference, info, params["signing_public_key"])
+            if problem:
+                unsigned.append("%s: %s" % (slug or reference, problem))
+                continue
         info = artifacts.fit(info, slug, storage.get("size"), storage.get("size_bytes"), params["headroom_percent"])
         if not info["fits"]:
             misfits.append(info["problem"])
         found[slug] = info
-    return found, unreadable, misfits
+    return found, unreadable, misfits, unsigned
 
 
 def execute_module(module, client):
     params = module.params
     records = params["records"]
-    found, unreadable, misfits = resolve_all(params)
-    result = dict(changed=False, artifacts=found, unreadable=unreadable, misfits=misfits, pull=[], settled={},
-                  reasons={}, storage_results={})
-    if unreadable or misfits:
+    found, unreadable, misfits, unsigned = resolve_all(params)
+    result = dict(changed=False, artifacts=found, unreadable=unreadable, misfits=misfits, unsigned=unsigned, pull=[],
+                  settled={}, reasons={}, storage_results={})
+    if unreadable or misfits or unsigned:
         module.exit_json(**result)
     claims, volumes, jobs = list_model_cache(client, sorted(set(r["namespace"] for r in records)),
                                              any(r["storage"].get("pv") for r in records))

@@ -213,3 +213,88 @@ def test_a_signed_sync_attaches_one_signature_a_rerun_keeps_it_and_the_check_nee
     status = signature_status(registry, "minilm-unsigned", entry["digest"], public)
     assert status["status"] == "unsigned" and status["problems"] == [
         "no signature is attached to ai-models/minilm-unsigned@%s" % entry["digest"]], status
+
+
+def storage_preflight(registry, artifact, public_key, digest=None):
+    """model_storage_state's preflight (the one site.yml runs before anything changes) for one model; it stops
+    before the cluster is read when an artifact is unsigned, so no cluster is needed to see the refusal."""
+    from ansible_collections.ai_platform.serving.plugins.modules import model_storage_state
+    reference = "%s/ai-models/%s%s" % (registry.host, artifact, "@" + digest if digest else ":v1")
+    record = {"slug": "minilm", "namespace": "minilm",
+              "storage": {"oci": {"reference": reference}, "size": "1Gi", "size_bytes": 1 << 30}}
+    params = dict(registry_username=registry.user, registry_password=registry.password, registry_ca_file=registry.ca,
+                  registry_validate_certs=True, timeout=30, registry_endpoint=None, lock_file=None, require_lock=False,
+                  headroom_percent=10, records=[record], require_signed=True, signing_public_key=public_key)
+    found, unreadable, misfits, unsigned = model_storage_state.resolve_all(params)
+    assert unreadable == [] and misfits == [], (unreadable, misfits)
+    return found, unsigned
+
+
+def test_the_storage_preflight_refuses_each_fault_naming_the_model(registry, tools, tmp_path, minilm_hub, run_role):
+    private, public = key_pair(tmp_path, "site")
+    variables = model_sync_vars(registry, tools, tmp_path / "work", tmp_path / "lock.yml", [
+        dict(repo_id=REPO, revision="main", tag="v1", source="local_cache", local_path=minilm_hub,
+             artifact="minilm-preflight")], model_sync_signing_key=private)
+    assert run_role("model_sync", variables).rc == 0
+    found, unsigned = storage_preflight(registry, "minilm-preflight", public)
+    assert unsigned == [] and found["minilm"]["signature"].startswith("sha256:"), unsigned
+
+    # unsigned
+    publish(run_role, registry, tools, tmp_path, minilm_hub, "minilm-bare")
+    _found, unsigned = storage_preflight(registry, "minilm-bare", public)
+    assert len(unsigned) == 1 and unsigned[0].startswith("minilm: ") and "no signature is attached" in unsigned[0]
+    assert "aips_require_signed: false" in unsigned[0]
+    # signed by another key
+    _other_private, other_public = key_pair(tmp_path, "other")
+    _found, unsigned = storage_preflight(registry, "minilm-preflight", other_public)
+    assert len(unsigned) == 1 and unsigned[0].startswith("minilm: ") and "made by another key" in unsigned[0], unsigned
+    # a signature for other files: the signed revision's signature attached to one whose README.md differs
+    signature = fetch_signature(registry, tools, tmp_path, "minilm-preflight", found["minilm"]["digest"])
+    entry = publish(run_role, registry, tools, tmp_path, other_revision(tmp_path, minilm_hub), "minilm-other-files")
+    attach(registry, tools, tmp_path, "minilm-other-files", entry["digest"], signature)
+    _found, unsigned = storage_preflight(registry, "minilm-other-files", public)
+    assert len(unsigned) == 1 and unsigned[0].startswith("minilm: "), unsigned
+    assert "README.md: the artifact has sha256:" in unsigned[0] and "the signature sha256:" in unsigned[0], unsigned
+
+
+NEW_COMMIT = "0" * 39 + "2"
+
+
+def other_revision(tmp_path, minilm_hub):
+    """A hub cache with a second commit of MiniLM whose README.md differs."""
+    model_dir = tmp_path / "model2"
+    shutil.copytree(snapshot_dir(minilm_hub), str(model_dir))
+    readme = model_dir / "README.md"
+    content = readme.read_bytes() + b"\nA second revision.\n"
+    readme.unlink()
+    readme.write_bytes(content)
+    hub = str(tmp_path / "hub2")
+    shutil.copytree(minilm_hub, hub, symlinks=True)
+    hub_fixture.build_hub_cache(str(model_dir), hub, REPO, NEW_COMMIT)
+    return hub
+
+
+def oras(registry, tools, tmp_path, *args, **kwargs):
+    config = registry.docker_config(str(tmp_path / "auth.json"))
+    return subprocess.run([tools["oras"]] + list(args) + ["--registry-config", config, "--ca-file", registry.ca],
+                          capture_output=True, check=True, text=True, **kwargs).stdout
+
+
+def fetch_signature(registry, tools, tmp_path, artifact, digest):
+    import json
+    repository = "%s/ai-models/%s" % (registry.host, artifact)
+    tree = json.loads(oras(registry, tools, tmp_path, "discover", "--format", "json", "%s@%s" % (repository, digest)))
+    referrer = [r for r in tree["referrers"] if r["artifactType"] == "application/vnd.dev.sigstore.bundle.v0.3+json"][0]
+    layer = json.loads(oras(registry, tools, tmp_path, "manifest", "fetch", "%s@%s" % (repository, referrer["digest"])))
+    path = tmp_path / "signature.json"
+    oras(registry, tools, tmp_path, "blob", "fetch", "--output", str(path), "%s@%s" % (repository, layer["layers"][0]["digest"]))
+    return path.read_bytes()
+
+
+def attach(registry, tools, tmp_path, artifact, digest, signature):
+    work = tmp_path / "attach"
+    work.mkdir(exist_ok=True)
+    (work / "model.sigstore.json").write_bytes(signature)
+    kind = "application/vnd.dev.sigstore.bundle.v0.3+json"
+    oras(registry, tools, tmp_path, "attach", "%s/ai-models/%s@%s" % (registry.host, artifact, digest),
+         "--artifact-type", kind, "model.sigstore.json:" + kind, cwd=str(work))

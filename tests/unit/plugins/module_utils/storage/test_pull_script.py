@@ -792,8 +792,9 @@ def test_a_modelpack_artifact_lays_out_the_same_hub_cache_as_the_hf_cache_format
     assert marker["digest"] == digest and marker["commit"] == COMMIT and marker["repo"] == REPO
     for key in ("files", "model_files", "size", "architectures", "model_type", "fetched_files", "fetched_bytes"):
         assert marker[key] == hf_cache_marker[key], key
-    same = lambda found: dict((k, v) for k, v in found.items() if k.startswith("hub/"))
-    assert same(tree(other)) == same(hf_cache_tree)
+    def hub_tree(found):
+        return dict((k, v) for k, v in found.items() if k.startswith("hub/"))
+    assert hub_tree(tree(other)) == hub_tree(hf_cache_tree)
     # one oras pull, in the snapshot directory (ModelPack titles are paths in the snapshot)
     assert [c.split()[0] for c in transfers(other)] == ["pull"]
     assert records(other) == layer_lists(other) == [digest[len("sha256:"):]]
