@@ -792,6 +792,7 @@ def test_a_modelpack_artifact_lays_out_the_same_hub_cache_as_the_hf_cache_format
     assert marker["digest"] == digest and marker["commit"] == COMMIT and marker["repo"] == REPO
     for key in ("files", "model_files", "size", "architectures", "model_type", "fetched_files", "fetched_bytes"):
         assert marker[key] == hf_cache_marker[key], key
+
     def hub_tree(found):
         return dict((k, v) for k, v in found.items() if k.startswith("hub/"))
     assert hub_tree(tree(other)) == hub_tree(hf_cache_tree)
