@@ -110,6 +110,7 @@ BENCHMARKS=(
   "site_rerun.py|second / first = [0-9.]+"
   "pull_peers.py|^ratio verified/oras-py [0-9.]+|^ratio verified/huggingface_hub [0-9.]+|^ratio verified/faster peer [0-9.]+|^ratio verified/raw blob-to-disk [0-9.]+"
   "bundle_load.py|^ratio load.yml/oras cp [0-9.]+|^ratio modules in-process/oras cp [0-9.]+|^ratio load.yml deep/oras cp [0-9.]+|^load.yml again, everything there: .*nothing sent"
+  "artifact_format.py|^ratio sync modelpack/hf-cache [0-9.]+|^ratio pull modelpack/hf-cache [0-9.]+|^same files: both formats' pulls"
 )
 
 # Run every benchmark with the given arguments: each must exit 0 and print its ratio lines.

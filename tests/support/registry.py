@@ -26,6 +26,15 @@ from ansible_collections.ai_platform.serving.tests.support.relay import Relay
 REGISTRY_BIN = os.environ.get("AIPS_REGISTRY_BIN", "docker-registry")
 
 
+def find_tool(name, env):
+    """The executable ``name`` from the environment variable ``env`` or PATH; raises when there is none."""
+    path = os.environ.get(env) or shutil.which(name)
+    if not path or not os.access(path, os.X_OK):
+        raise RuntimeError("%s not found (set %s or put it on PATH: eval \"$(lab/lab env)\"; see "
+                           "tests/integration/registry/README.md)" % (name, env))
+    return path
+
+
 def free_port():
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))

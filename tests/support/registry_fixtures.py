@@ -14,23 +14,13 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import os
-import shutil
-
 import pytest
 
 from ansible_collections.ai_platform.serving.tests.support import registry as lab_registry
+from ansible_collections.ai_platform.serving.tests.support.registry import find_tool
 
 TOOLS = dict(oras="AIPS_ORAS", helm="AIPS_HELM", skopeo="AIPS_SKOPEO", registry="AIPS_REGISTRY_BIN")
 EXECUTABLES = dict(registry="docker-registry")
-
-
-def find_tool(name, env):
-    path = os.environ.get(env) or shutil.which(name)
-    if not path or not os.access(path, os.X_OK):
-        raise RuntimeError("%s not found (set %s or put it on PATH: eval \"$(lab/lab env)\"; see "
-                           "tests/integration/registry/README.md)" % (name, env))
-    return path
 
 
 @pytest.fixture(scope="session")

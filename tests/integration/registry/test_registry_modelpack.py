@@ -15,17 +15,17 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import os
-import shutil
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import yaml
 
 from ansible_collections.ai_platform.serving.tests.support import hub as hub_fixture
+from ansible_collections.ai_platform.serving.tests.support.pull_pod import run_pull_script
 from ansible_collections.ai_platform.serving.tests.support.registry import model_sync_vars
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import oci_artifact
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_marker, pull_script
 
 REPO = hub_fixture.MINILM_REPO
 COMMIT = hub_fixture.MINILM_COMMIT
@@ -65,29 +65,9 @@ def client(registry):
 
 
 def pull_job(registry, tools, tmp_path, reference, digest):
-    """Run the pull Job's script as its pod would (busybox sh, oras on PATH, the claim a directory)."""
-    busybox = shutil.which("busybox")
-    if not busybox:
-        raise RuntimeError("busybox is needed to run the pull script as the ORAS image does (apt-get install busybox-static)")
-    bindir = tmp_path / "bin"
-    bindir.mkdir(exist_ok=True)
-    if not (bindir / "oras").exists():
-        os.symlink(tools["oras"], str(bindir / "oras"))
-    cache = tmp_path / "model-cache"
-    (cache / "hub").mkdir(parents=True, exist_ok=True)
-    scratch = tmp_path / "scratch"
-    scratch.mkdir(exist_ok=True)
-    termlog = tmp_path / "termination-log"
-    env = {"PATH": "%s:%s" % (bindir, os.environ["PATH"]), "HOME": str(scratch), "TMPDIR": str(scratch),
-           "SSL_CERT_FILE": registry.ca, "AIPS_REGISTRY_CONFIG": registry.docker_config(str(tmp_path / "auth.json")),
-           "AIPS_CACHE_DIR": str(cache), "AIPS_WORKING_DIR": str(cache / "hub"), "AIPS_MARKER": str(cache / ".pulled"),
-           "AIPS_DIGEST": digest, "AIPS_PINNED_REFERENCE": "%s@%s" % (reference.rsplit(":", 1)[0], digest),
-           "AIPS_SOURCE_REFERENCE": reference, "AIPS_REPO_FOLDER": FOLDER, "AIPS_CONCURRENCY": "4",
-           "AIPS_VERIFY": "1", "AIPS_TERMINATION_LOG": str(termlog)}
-    proc = subprocess.run([busybox, "sh", "-c", pull_script.PULL_SCRIPT], cwd=str(cache), env=env,
-                          capture_output=True, text=True, check=False)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return cache / "hub", pull_marker.parse_marker((cache / ".pulled").read_text())
+    """Run the pull Job's script as its pod would (busybox sh, oras on PATH, the claim a directory), re-hash on."""
+    run = run_pull_script(registry, tools["oras"], str(tmp_path), reference, digest, FOLDER, verify=True, http2=True)
+    return Path(run.hub), run.marker
 
 
 def resolve_offline(hub, tmp_path):
