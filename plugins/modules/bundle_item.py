@@ -122,6 +122,13 @@ options:
     description: Files oras writes at once.
     type: int
     default: 5
+  signing_key:
+    description:
+      - O(kind=model), O(state=saved) - the site's model signing key (PEM, elliptic curve), from Vault. The model's
+        files are signed into C(model.sigstore.json) beside its layout (kept on a re-run while it still holds for
+        this key and these files), and the lock entry names it (C(signature) - file, size, sha256).
+        O(state=pushed) attaches that signature to the model's digest in the registry (unless it is there already).
+    type: str
   skopeo_path:
     description: The C(skopeo) executable.
     type: path
@@ -229,6 +236,7 @@ def argspec():
         all_platforms=dict(type="bool", default=False),
         plain_http=dict(type="bool", default=False),
         concurrency=dict(type="int", default=5),
+        signing_key=dict(type="str", no_log=True),
         **typed("str", "name", "image", "source_ref", "digest", "archive_name", "project", "image_path", "version",
                 "chart", "repo_url", "destination"),
         **typed("path", "source_dir", "work_dir", "progress_file"),
@@ -251,6 +259,7 @@ def model_params(params):
     if model["source"] == "hf" and not model["cache_dir"]:
         raise bundle.BundleError("model %s: source hf needs model.cache_dir" % params["name"])
     model.update(name=params["name"], bundle_dir=params["bundle_dir"], oras_path=params["oras_path"],
+                 signing_key=params["signing_key"],
                  concurrency=params["concurrency"], work_dir=params["work_dir"],
                  progress_file=params["progress_file"])
     return model

@@ -54,6 +54,17 @@ options:
     description: Largest part in bytes (O(state=present)); 0 writes no parts.
     type: int
     default: 0
+  signing_public_key:
+    description:
+      - O(state=verified) - the site's model signing public key (PEM). Each model the bundle carries a signature for
+        must verify with it and sign exactly the files of its manifest; a problem names the model and the file.
+    type: str
+  require_signed:
+    description:
+      - O(state=verified) - every model must carry a valid signature (needs O(signing_public_key)), and model blobs
+        are hashed whatever O(deep) says, so a blob altered after signing is refused before the first push.
+    type: bool
+    default: false
   deep:
     description:
       - O(state=verified) - hash every item and blob (V(true)), or check sizes, model manifests and blob lists only
@@ -142,7 +153,8 @@ def verified(module, params):
         if module.check_mode and joined["changed"]:
             return dict(result, entries=[], total_size=0)
     lock = bundle.read_lock(params["bundle_dir"])
-    problems = bundle.verify(params["bundle_dir"], lock, params["deep"])
+    problems = bundle.verify(params["bundle_dir"], lock, params["deep"], params["signing_public_key"],
+                             params["require_signed"])
     if problems:
         raise bundle.BundleError("the bundle %s does not match its lock, nothing was pushed: %s"
                                  % (params["bundle_dir"], "; ".join(problems)))
@@ -159,6 +171,8 @@ def argspec():
         parts_dir=dict(type="path"),
         part_size=dict(type="int", default=0),
         deep=dict(type="bool", default=True),
+        signing_public_key=dict(type="str"),
+        require_signed=dict(type="bool", default=False),
     )
 
 

@@ -37,6 +37,7 @@ import tempfile
 import time
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan import safe_yaml
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry import model_signatures, signing
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import oci_archive, oci_artifact
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import tools as registry
 from ansible_collections.ai_platform.serving.plugins.module_utils.sync import model_sync
@@ -183,6 +184,10 @@ def save_model(params, check_mode):
     result = dict(changed=not same, written_bytes=0)
     if same:
         result["entry"] = model_record(params, layout, descriptor, manifest, commit, len(files))
+        signature = model_signature(params, layout, manifest, files, commit, check_mode)
+        if signature:
+            result["entry"]["signature"] = signature
+            result["changed"] = signature.pop("written")
     elif not check_mode:
         before = set(os.listdir(os.path.join(layout, "blobs", "sha256"))) \
             if os.path.isdir(os.path.join(layout, "blobs", "sha256")) else set()
@@ -207,6 +212,10 @@ def save_model(params, check_mode):
         _only_tag(layout, ref.tag, descriptor["digest"])
         record = model_record(params, layout, descriptor, manifest, commit, len(files))
         prune_layout(layout, set(blob["digest"] for blob in record["blobs"]))
+        signature = model_signature(params, layout, manifest, files, commit, check_mode)
+        if signature:
+            signature.pop("written")
+            record["signature"] = signature
         result["written_bytes"] = sum(blob["size"] for blob in record["blobs"]
                                       if blob["digest"].split(":", 1)[1] not in before)
         result["entry"] = record
@@ -215,6 +224,59 @@ def save_model(params, check_mode):
 
 
 # --- images and charts ------------------------------------------------------------------------
+
+def model_signature(params, layout, manifest, files, commit, check_mode):
+    """With ``signing_key``: the model's signature beside its layout (``<layout>/model.sigstore.json``), kept when
+    the one there still holds for this key and these files, else made anew. Returns the lock entry's
+    ``signature`` (file, size, sha256, and ``written``), or None without a key."""
+    if not params.get("signing_key"):
+        return None
+    path = os.path.join(layout, model_signatures.SIGNATURE_FILE)
+    try:
+        public_key = signing.public_pem(params["signing_key"])
+    except signing.SignatureError as exc:
+        raise BundleError("%s: signing_key: %s" % (params["name"], exc.reason))
+    signature = None
+    if os.path.isfile(path):
+        with open(path, "rb") as handle:
+            signature = handle.read()
+        if model_signatures.check(manifest, signature, public_key):
+            signature = None
+    written = signature is None
+    if written and check_mode:
+        return dict(file=model_signatures.SIGNATURE_FILE, size=0, sha256=None, written=True)
+    if written:
+        try:
+            signature = model_signatures.sign(files, params["signing_key"],
+                                              model_signatures.model_name(params["repo_id"], commit), params["work_dir"])
+        except signing.SignatureError as exc:
+            raise BundleError("%s: signing failed: %s" % (params["name"], exc.reason))
+        with open(path + ".tmp", "wb") as handle:
+            handle.write(signature)
+        os.rename(path + ".tmp", path)
+    return dict(file=model_signatures.SIGNATURE_FILE, size=len(signature),
+                sha256="sha256:" + hashlib.sha256(signature).hexdigest(), written=written)
+
+
+def signature_problems(bundle_dir, item, public_key=None):
+    """Problems of a model item's signature: its file against the lock (size, sha256), and with ``public_key``
+    whether it verifies and signs exactly the files of the item's manifest (read from the layout)."""
+    signature = item.get("signature")
+    if not signature:
+        return []
+    layout = os.path.join(bundle_dir, item["path"])
+    path = os.path.join(layout, signature.get("file") or model_signatures.SIGNATURE_FILE)
+    if not os.path.isfile(path):
+        return ["its signature %s is missing" % signature.get("file")]
+    with open(path, "rb") as handle:
+        data = handle.read()
+    if len(data) != signature.get("size") or "sha256:" + hashlib.sha256(data).hexdigest() != signature.get("sha256"):
+        return ["its signature %s is not the one the lock names (size or sha256 differ)" % signature.get("file")]
+    if not public_key:
+        return []
+    _descriptor, manifest = layout_manifest(layout, item.get("tag"))
+    return ["signature: %s" % problem for problem in model_signatures.check(manifest or {}, data, public_key)]
+
 
 def file_record(kind, name, source, path, bundle_dir, digest):
     full = os.path.join(bundle_dir, path)
@@ -319,6 +381,7 @@ def verify_item(bundle_dir, item, deep=True):
         problems = blob_problems(path, item["blobs"], deep)
         if not problems and blobs_checksum(item["blobs"]) != item["sha256"]:
             problems.append("its blob list does not match the lock's sha256 %s" % item["sha256"])
+        problems.extend(signature_problems(bundle_dir, item))
         return ["%s: %s" % (label, problem) for problem in problems]
     if not os.path.isfile(path):
         return ["%s: %s is missing" % (label, item["path"])]
@@ -332,16 +395,33 @@ def verify_item(bundle_dir, item, deep=True):
     return []
 
 
-def verify(bundle_dir, lock, deep=True):
-    """Every problem of the bundle (items missing, short or, ``deep``, corrupted), or [] when all hold."""
+def verify(bundle_dir, lock, deep=True, public_key=None, require_signed=False):
+    """Every problem of the bundle (items missing, short or, ``deep``, corrupted), or [] when all hold.
+
+    With ``public_key`` each model's signature must verify and sign exactly its manifest's files; with
+    ``require_signed`` a model without one is a problem, and model blobs are hashed (``deep``) so a blob
+    altered after signing is refused here, before the first push.
+    """
     if not isinstance(lock, dict) or lock.get("bundle_version") != LOCK_VERSION:
         return ["%s: not a bundle lock of version %d" % (os.path.join(bundle_dir, LOCK_NAME), LOCK_VERSION)]
+    if require_signed and not public_key:
+        return ["aips_require_signed is true but no public key is set: give the site's signing public key (PEM) "
+                "as aips_signing_public_key"]
     problems = []
     for item in lock.get("items") or []:
         if item.get("kind") not in KINDS or not item.get("path") or ".." in item["path"].split("/"):
             problems.append("%s: malformed lock entry" % _item_label(item))
             continue
-        problems.extend(verify_item(bundle_dir, item, deep))
+        model = item["kind"] == "model"
+        found = verify_item(bundle_dir, item, deep or (model and require_signed))
+        if model and not found and public_key:
+            if not item.get("signature") and require_signed:
+                found = ["%s: it is not signed (bundle it with aips_signing_key), or set aips_require_signed: false"
+                         % _item_label(item)]
+            elif item.get("signature"):
+                found = ["%s: %s" % (_item_label(item), problem)
+                         for problem in signature_problems(bundle_dir, item, public_key)]
+        problems.extend(found)
     return problems
 
 
@@ -392,6 +472,9 @@ def push_model(params, check_mode):
         descriptor, _manifest = remote.fetch(params["reference"])
         result["previous_digest"] = descriptor["digest"] if descriptor else None
         if descriptor and descriptor["digest"] == item["digest"]:
+            if item.get("signature") and not check_mode:
+                result["signature"] = attach_bundle_signature(params, remote, layout, item)
+                result["changed"] = result["signature"]["attached"]
             return result
         result["changed"] = True
         if check_mode:
@@ -407,11 +490,33 @@ def push_model(params, check_mode):
         if rc != 0:
             raise registry.RegistryError(push_failure(layout, item, out, remote.fail_message(out)))
         after, _manifest = remote.fetch(params["reference"])
-    if not after or after["digest"] != item["digest"]:
-        raise registry.RegistryError("%s points at %s after the copy, not the bundle's %s"
-                                     % (params["reference"], after and after["digest"], item["digest"]))
+        if not after or after["digest"] != item["digest"]:
+            raise registry.RegistryError("%s points at %s after the copy, not the bundle's %s"
+                                         % (params["reference"], after and after["digest"], item["digest"]))
+        if item.get("signature"):
+            result["signature"] = attach_bundle_signature(params, remote, layout, item)
     result["sent_bytes"] = item["size"]
     return result
+
+
+def attach_bundle_signature(params, remote, layout, item):
+    """Attach the model's signature from the bundle to its digest in the registry, unless that very signature
+    is attached already. Returns dict(digest=<signature artifact>, attached=bool)."""
+    oras = params["oras_path"]
+    pinned = registry.pinned(params["reference"], item["digest"])
+    repository = pinned.split("@", 1)[0]
+    rc, out = remote.run(model_signatures.discover_argv(oras, pinned, remote.args))
+    if rc != 0:
+        raise registry.RegistryError(remote.fail_message(out))
+    for referrer in model_signatures.discovered(out):
+        _descriptor, manifest = remote.fetch("%s@%s" % (repository, referrer))
+        layers = (manifest or {}).get("layers") or []
+        if len(layers) == 1 and layers[0].get("digest") == item["signature"]["sha256"]:
+            return dict(digest=referrer, attached=False)
+    rc, out = remote.run(model_signatures.attach_argv(oras, pinned, remote.args), cwd=layout)
+    if rc != 0:
+        raise registry.RegistryError(remote.fail_message(out))
+    return dict(digest=oci_artifact.parse_push_digest(out), attached=True)
 
 
 # --- parts for removable media ---------------------------------------------------------------

@@ -22,7 +22,7 @@ import tarfile
 import pytest
 import yaml
 
-from ansible_collections.ai_platform.serving.tests.support import HARBOR
+from ansible_collections.ai_platform.serving.tests.support import HARBOR, keys
 from ansible_collections.ai_platform.serving.tests.support.harbor_standin import ADMIN_PASSWORD, FakeHarbor
 from ansible_collections.ai_platform.serving.tests.support.playbook import flat, run_role
 from ansible_collections.ai_platform.serving.tests.support.bundle import (
@@ -308,4 +308,62 @@ def test_check_mode_writes_and_pushes_nothing(bundled, registry, tools, tmp_path
     run = run_playbook("load.yml", variables, tmp_path, check=True)
     assert run.rc == 0, run
     assert [r for r in registry.requests_since(mark) if r[0] in WRITES] == []
+    assert not (tmp_path / "models.lock.yml").exists()
+
+
+# Signed bundles: signed on the internet side with the site's key, checked before the first push
+
+
+@pytest.fixture(scope="module")
+def signed(bundled, tmp_path_factory):
+    """A copy of the bundle, bundled again with the site's signing key (only the signature is new)."""
+    work = tmp_path_factory.mktemp("signed")
+    bundle_dir = copy_bundle(bundled, work / "bundle")
+    private, public = keys.key_pair()
+    variables = dict(bundled["variables"], aips_bundle_dir=str(bundle_dir), aips_signing_key=private)
+    run = run_playbook("bundle.yml", variables, work, env=offline_env())
+    assert run.rc == 0, run
+    assert private.splitlines()[1] not in run.output
+    return dict(dir=bundle_dir, public=public, private=private, variables=variables, work=work)
+
+
+def test_a_signed_bundle_loads_and_its_signature_lands_with_the_model(signed, registry, tools, tmp_path):
+    model = model_item(read_lock(signed["dir"]))
+    assert model["signature"]["file"] == "model.sigstore.json" and model["signature"]["size"] > 0, model
+    # bundling again keeps the signature (it still holds for this key and these files)
+    again = run_playbook("bundle.yml", signed["variables"], signed["work"], env=offline_env())
+    assert again.rc == 0 and again.changed == 0, again
+    assert model_item(read_lock(signed["dir"]))["signature"] == model["signature"]
+    variables = load_vars(registry, tools, signed["dir"], tmp_path / "models.lock.yml", aips_require_signed=True,
+                          aips_signing_public_key=signed["public"])
+    run = run_playbook("load.yml", variables, tmp_path)
+    assert run.rc == 0, run
+    status = keys.signature_status(registry, "ai-models/all-minilm-l6-v2", model["digest"], signed["public"])
+    assert status["status"] == "valid", status
+    second = run_playbook("load.yml", variables, tmp_path)
+    assert second.rc == 0 and second.changed == 0, second
+
+
+@pytest.mark.parametrize("fault", ["unsigned", "another key", "blob altered after signing"])
+def test_a_bundle_whose_model_is_not_validly_signed_is_refused_before_any_push(
+        bundled, signed, registry, tools, tmp_path, fault):
+    public = signed["public"]
+    if fault == "unsigned":
+        bundle_dir = copy_bundle(bundled, tmp_path / "bundle")
+        reason = "it is not signed"
+    elif fault == "another key":
+        bundle_dir = copy_bundle(signed, tmp_path / "bundle")
+        public = keys.key_pair()[1]
+        reason = "made by another key"
+    else:
+        bundle_dir, _model, _layer = damage_largest_layer(signed, tmp_path / "bundle", "flipped byte")
+        reason = "corrupted"
+    mark = registry.log_mark()
+    run = run_playbook("load.yml", load_vars(registry, tools, bundle_dir, tmp_path / "models.lock.yml",
+                                             aips_require_signed=True, aips_signing_public_key=public), tmp_path)
+    assert run.rc != 0, run
+    text = flat(run.output)
+    assert "model all-minilm-l6-v2" in text and reason in text, run
+    assert "nothing was pushed" in text, run
+    assert registry.requests_since(mark) == [], "the registry was contacted"
     assert not (tmp_path / "models.lock.yml").exists()

@@ -24,6 +24,7 @@ from pathlib import Path
 import yaml
 
 from ansible_collections.ai_platform.serving.tests.support import hub as hub_fixture
+from ansible_collections.ai_platform.serving.tests.support import keys
 from ansible_collections.ai_platform.serving.tests.support.pull_pod import run_pull_script
 from ansible_collections.ai_platform.serving.tests.support.registry import model_sync_vars
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import oci_artifact
@@ -147,24 +148,12 @@ def test_the_hf_cache_format_still_publishes_and_a_format_change_sends_only_the_
 # Signatures: the site's key signs on the internet side; a check reads the manifest and the signature only
 
 
-def key_pair(tmp_path, name):
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    key = ec.generate_private_key(ec.SECP256R1())
-    private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption()).decode()
-    public = key.public_key().public_bytes(serialization.Encoding.PEM,
-                                           serialization.PublicFormat.SubjectPublicKeyInfo).decode()
-    return private, public
+def key_pair(_tmp_path, _name):
+    return keys.key_pair()
 
 
 def signature_status(registry, artifact, digest, public_key):
-    from ansible_collections.ai_platform.serving.plugins.module_utils.registry import distribution, model_signatures
-    from ansible_collections.ai_platform.serving.plugins.module_utils.registry.transport import open_url_transport
-    remote = distribution.Registry(registry.host, registry.user, registry.password,
-                                   open_url_transport(registry.ca, True, 30))
-    _digest, body = remote.manifest("ai-models/" + artifact, digest)
-    return model_signatures.registry_status(remote, "ai-models/" + artifact, digest, yaml.safe_load(body), public_key)
+    return keys.signature_status(registry, "ai-models/" + artifact, digest, public_key)
 
 
 def test_a_signed_sync_attaches_one_signature_a_rerun_keeps_it_and_the_check_needs_no_weights(
