@@ -96,6 +96,12 @@ rev_bytes() {
   echo $(($(tree_bytes "$HUB/$1/snapshots/$2") + ${#2}))
 }
 field_of() { sed -n "s/^$1=//p" "$2" | head -n 1; }
+# the bytes a record's revision holds on the claim, refs/main included (what rev_bytes counts): its size= is the
+# artifact's layers, which hold refs/main unless refs_layer=0 (a ModelPack artifact: refs/main is written)
+claim_bytes() {
+  size=$(field_of size "$1")
+  if [ -n "$size" ] && [ "$(field_of refs_layer "$1")" = 0 ]; then echo $((size + ${#2})); else echo "$size"; fi
+}
 # the model's files of a revision count that holds refs/main too (rev_files, the marker's files=), for the logs
 model_count() {
   if [ "${1:-0}" -gt 0 ] 2>/dev/null; then echo $(($1 - 1)); else echo 0; fi
@@ -146,7 +152,7 @@ if [ -f "$MARKER" ] && grep -qx "digest=$WANT" "$MARKER" && [ -d "$HUB" ]; then
   # the marker was written after a verified pull; reuse the copy only if its files are all there, byte for byte
   folder=$(field_of repo "$MARKER"); commit=$(field_of commit "$MARKER")
   have=$(rev_files "$folder" "$commit"); want=$(field_of files "$MARKER")
-  bytes=$(rev_bytes "$folder" "$commit"); want_bytes=$(field_of size "$MARKER")
+  bytes=$(rev_bytes "$folder" "$commit"); want_bytes=$(claim_bytes "$MARKER" "$commit")
   served=$commit
   [ -z "$commit" ] || served=$(cat "$HUB/$folder/refs/main" 2>/dev/null || true)
   if [ "$have" = "${want:-x}" ] && [ "$bytes" = "${want_bytes:-x}" ] && [ "$served" = "$commit" ]; then
@@ -161,7 +167,7 @@ fi
 if [ -f "$REVS/$HEX" ] && [ -w "$CACHE" ]; then
   folder=$(field_of repo "$REVS/$HEX"); commit=$(field_of commit "$REVS/$HEX")
   have=$(rev_files "$folder" "$commit"); want=$(field_of files "$REVS/$HEX")
-  bytes=$(rev_bytes "$folder" "$commit"); want_bytes=$(field_of size "$REVS/$HEX")
+  bytes=$(rev_bytes "$folder" "$commit"); want_bytes=$(claim_bytes "$REVS/$HEX" "$commit")
   if [ -n "$commit" ] && [ "$have" = "${want:-x}" ] && [ "$bytes" = "${want_bytes:-x}" ]; then
     log "$WANT is kept on the claim (commit $commit, $(model_count "$have") files): switching to it, nothing to download"
     rm -f "$MARKER"
@@ -200,7 +206,7 @@ HEAD='{{with .content.artifactType}}{{.}}{{else}}none{{end}} '
 HEAD="$HEAD"'rev={{with .content.annotations}}{{with index . "dev.ai-platform.serving.hf.revision"}}{{.}}{{end}}{{end}}{{"\n"}}'
 run_oras manifest fetch --format go-template="$HEAD" "$REF" >"$SCRATCH/head.txt"
 read -r ATYPE AREV <"$SCRATCH/head.txt" || true
-MODELPACK=0
+MODELPACK=0; SYNTH=0
 if [ "$ATYPE" = "$MODELPACK_TYPE" ]; then
   # A CNCF ModelPack artifact: each raw layer is a file of the snapshot, at its org.cncf.model.filepath (oras
   # writes it at its title: the two must agree). The snapshot is named by the commit the collection's publisher
@@ -245,6 +251,7 @@ is '$fp': the two must name the same file"
   echo "sha256:$(printf '%s' "$COMMIT" | sha256sum | cut -d' ' -f1) ${#COMMIT} - unpack= $FOLDER/refs/main" \
     >>"$SCRATCH/hub-layers.txt"
   mv "$SCRATCH/hub-layers.txt" "$SCRATCH/layers.txt"
+  SYNTH=${#COMMIT}   # the refs/main line above is no layer of the artifact: its bytes are not fetched or counted
 fi
 count=0; model_files=0; total=0; [ "$MODELPACK" = 1 ] || { FOLDER=""; COMMIT=""; }
 while read -r digest size mtype unpack title; do
@@ -342,8 +349,8 @@ trap 'kill "$PROGRESS" 2>/dev/null || true' EXIT
 # one blob into a file of the staging dir (ERR per call: the fetches run side by side)
 fetch_blob() { mkdir -p "$(dirname "$2")"; (ERR="$SCRATCH/oras.$3.err"; run_oras blob fetch --output "$2" "${REF%@*}@$1" </dev/null); }
 if [ "$reuse_files" -eq 0 ]; then
-  fetched_files=$model_files; fetched_bytes=$total
-  log "pulling $REF ($model_files files, $total bytes; $free bytes free)"
+  fetched_files=$model_files; fetched_bytes=$((total - SYNTH))
+  log "pulling $REF ($model_files files, $((total - SYNTH)) bytes; $free bytes free)"
   if [ "$MODELPACK" = 1 ]; then
     # ModelPack titles are paths in the snapshot; refs/main holds the commit the snapshot is named by
     mkdir -p "$FOLDER/snapshots/$COMMIT" "$FOLDER/refs"
@@ -416,7 +423,7 @@ while read -r digest size mtype unpack title; do
   [ "$sum" = "$digest" ] || fail 42 "$title holds $sum, the manifest says $digest"
 done <"$SCRATCH/layers.txt"
 verified=$(date +%s)
-log "verified $model_files files, $total bytes in $((verified - pulled))s"
+log "verified $model_files files, $((total - SYNTH)) bytes in $((verified - pulled))s"
 config=""
 for f in "$STAGE"/hub/models--*/snapshots/*/config.json; do [ -f "$f" ] && config="$f" && break; done
 field() {
@@ -467,7 +474,8 @@ mv "$STAGE/hub/$FOLDER/snapshots/$COMMIT" "$SNAP"
   echo "tag=$TAG"
   echo "repo=$FOLDER"
   echo "commit=$COMMIT"
-  echo "size=$total"
+  echo "size=$((total - SYNTH))"
+  if [ "$MODELPACK" = 1 ]; then echo "refs_layer=0"; fi
   echo "files=$count"
   echo "model_files=$model_files"
   echo "pulled_at=$(date -u +%Y-%m-%dT%H:%M:%SZ)"

@@ -790,8 +790,12 @@ def test_a_modelpack_artifact_lays_out_the_same_hub_cache_as_the_hf_cache_format
     assert proc.returncode == 0, proc.stdout + proc.stderr
     marker = other.marker()
     assert marker["digest"] == digest and marker["commit"] == COMMIT and marker["repo"] == REPO
-    for key in ("files", "model_files", "size", "architectures", "model_type", "fetched_files", "fetched_bytes"):
+    for key in ("files", "model_files", "architectures", "model_type", "fetched_files"):
         assert marker[key] == hf_cache_marker[key], key
+    # size and fetched bytes are the artifact's layers, as the lock counts them: the hf-cache format's include its
+    # refs/main layer (the commit, 40 bytes); a ModelPack artifact has none, the pull writes refs/main
+    assert marker["size"] == marker["fetched_bytes"] == hf_cache_marker["size"] - len(COMMIT)
+    assert marker["size"] == sum(len(v) for v in snapshot_files(files).values())
 
     def hub_tree(found):
         return dict((k, v) for k, v in found.items() if k.startswith("hub/"))
@@ -800,7 +804,7 @@ def test_a_modelpack_artifact_lays_out_the_same_hub_cache_as_the_hf_cache_format
     assert [c.split()[0] for c in transfers(other)] == ["pull"]
     assert records(other) == layer_lists(other) == [digest[len("sha256:"):]]
     again = other.run(digest)
-    assert again.returncode == 0 and transfers(other) == [] and "nothing to pull" in again.stdout
+    assert again.returncode == 0 and transfers(other) == [] and "nothing to pull" in again.stdout, again.stdout
 
 
 def test_a_modelpack_artifact_another_client_pushed_is_named_by_its_digest(pod):
@@ -857,3 +861,16 @@ def test_a_modelpack_artifact_the_pull_cannot_lay_out_is_refused_before_a_byte_i
     assert proc.returncode == pull_script.PERMANENT_EXIT_CODE, proc.stdout + proc.stderr
     assert reason in pod.report()["reason"], pod.report()["reason"]
     assert transfers(pod) == [] and tree(pod) == before
+
+
+def test_a_kept_modelpack_revision_is_switched_back_to_without_a_download(pod):
+    v1 = _modelpack(str(pod.fake), snapshot_files(five_files(COMMIT), COMMIT), revision=COMMIT)
+    assert pod.run(v1).returncode == 0
+    v2 = _modelpack(str(pod.fake), snapshot_files(five_files(COMMIT_B, changed=["model.safetensors"]), COMMIT_B),
+                    revision=COMMIT_B)
+    assert pod.run(v2, tag="v2").returncode == 0
+    back = pod.run(v1)
+    assert back.returncode == 0, back.stdout + back.stderr
+    assert "is kept on the claim (commit %s, 5 files): switching to it, nothing to download" % COMMIT in back.stdout
+    assert transfers(pod) == [] and (pod.cache / "hub" / REPO / "refs" / "main").read_text() == COMMIT
+    assert pod.marker()["digest"] == v1 and pod.report()["switched"] in (True, "true")
