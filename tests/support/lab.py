@@ -214,9 +214,10 @@ def real_chart_variables(lab):
     )
 
 
-def publish(lab, workdir, hub_dir, repository, tag="v1"):
-    """Push the hub cache at ``hub_dir`` as ``<harbor>/ai-models/<repository>:<tag>`` with the model_sync role;
-    the lock file's entry (digest, size)."""
+def publish(lab, workdir, hub_dir, repository, tag="v1", **extra):
+    """Push the hub cache at ``hub_dir`` as ``<harbor>/ai-models/<repository>:<tag>`` with the model_sync role
+    (``extra``: more role variables, e.g. model_sync_artifact_format, model_sync_signing_key); the lock file's
+    entry (digest, size)."""
     lock = os.path.join(str(workdir), "models.lock.yml")
     variables = dict(
         model_sync_models=[dict(repo_id=hub.MINILM_REPO, revision="main", tag=tag, source="local_cache",
@@ -225,6 +226,7 @@ def publish(lab, workdir, hub_dir, repository, tag="v1"):
         model_sync_registry_token=lab["AIPS_LAB_HARBOR_TOKEN"], model_sync_ca_file=lab["AIPS_LAB_CA"],
         model_sync_oras_path=shutil.which("oras", path=lab["PATH"]),
         model_sync_work_dir=os.path.join(str(workdir), "sync-work"), model_sync_lock_file=lock)
+    variables.update(extra)
     run = run_role(lab, workdir, "model_sync", variables)
     assert run.rc == 0, str(run)
     with open(lock) as handle:

@@ -1,0 +1,66 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""model_storage on the lab: the artifact format of earlier releases still deploys, and aips_require_signed
+refuses an unsigned model before anything is created, then pulls it once it is signed.
+
+(Every other lab test publishes the default format, CNCF ModelPack; tests/integration/registry covers each
+signature fault against a real registry, and tests/integration/bundle the bundle's.) Own model names
+(slugs mfmt-<id>, msig-<id>).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import os
+
+from ansible_collections.ai_platform.serving.tests.support import keys
+from ansible_collections.ai_platform.serving.tests.support.hub import MINILM_COMMIT, minilm_dir
+from ansible_collections.ai_platform.serving.tests.support.lab import publish
+
+FOLDER = "models--sentence-transformers--all-MiniLM-L6-v2"
+
+
+def snapshot_files(root):
+    found = {}
+    for dirpath, _dirs, names in os.walk(root):
+        for name in names:
+            path = os.path.join(dirpath, name)
+            with open(path, "rb") as handle:
+                found[os.path.relpath(path, root)] = handle.read()
+    return found
+
+
+def test_an_artifact_in_the_format_of_earlier_releases_still_deploys(model_factory, minilm_hub):
+    model = model_factory(prefix="mfmt", name="MiniLMFormat")
+    entry = publish(model.lab, model.tmp, minilm_hub, model.repository, model_sync_artifact_format="hf-cache")
+    assert entry["size"] == sum(len(v) for v in snapshot_files(minilm_dir()).values()) + len(MINILM_COMMIT)
+    run = model.apply()
+    assert run.rc == 0, str(run)
+    result = run.results["results"][model.slug]
+    assert result["digest"] == entry["digest"] and result["size"] == entry["size"], result
+    marker = model.marker()
+    assert (marker["commit"], marker["model_files"]) == (MINILM_COMMIT, 13), marker
+    snapshot = os.path.join(model.claim_dir(), "hub", FOLDER, "snapshots", MINILM_COMMIT)
+    assert snapshot_files(snapshot) == snapshot_files(minilm_dir())
+
+
+def test_require_signed_refuses_an_unsigned_model_before_anything_is_created_then_pulls_it_signed(
+        model_factory, minilm_hub, kube):
+    model = model_factory(prefix="msig", name="MiniLMSigned")
+    private, public = keys.key_pair()
+    entry = publish(model.lab, model.tmp, minilm_hub, model.repository)
+    run = model.apply(aips_require_signed=True, aips_signing_public_key=public)
+    assert run.rc != 0, str(run)
+    text = " ".join(str(run.output).split())
+    assert "%s: " % model.slug in text and "is not signed by the site's key" in text, text
+    assert "no signature is attached" in text and entry["digest"] in text, text
+    assert kube.get("namespace", model.namespace) is None
+    # signed with the site's key (the same files: the same digest, now with its signature), the pull runs
+    signed = publish(model.lab, model.tmp, minilm_hub, model.repository, model_sync_signing_key=private)
+    assert signed["digest"] == entry["digest"]
+    run = model.apply(aips_require_signed=True, aips_signing_public_key=public)
+    assert run.rc == 0, str(run)
+    assert run.results["results"][model.slug]["digest"] == entry["digest"]
+    assert private.splitlines()[1] not in str(run.output)
