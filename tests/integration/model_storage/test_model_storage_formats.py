@@ -14,8 +14,13 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import os
+import subprocess
+import sys
 
-from ansible_collections.ai_platform.serving.tests.support import keys
+import pytest
+
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry import oci_artifact
+from ansible_collections.ai_platform.serving.tests.support import HARBOR, keys
 from ansible_collections.ai_platform.serving.tests.support.hub import MINILM_COMMIT, minilm_dir
 from ansible_collections.ai_platform.serving.tests.support.lab import publish
 
@@ -46,16 +51,19 @@ def test_an_artifact_in_the_format_of_earlier_releases_still_deploys(model_facto
     assert snapshot_files(snapshot) == snapshot_files(minilm_dir())
 
 
-def test_require_signed_refuses_an_unsigned_model_before_anything_is_created_then_pulls_it_signed(
-        model_factory, minilm_hub, kube):
+@pytest.mark.parametrize("fault", ["unsigned", "another key"])
+def test_require_signed_refuses_a_model_not_signed_by_the_site_before_anything_is_created_then_pulls_it_signed(
+        model_factory, minilm_hub, kube, fault):
     model = model_factory(prefix="msig", name="MiniLMSigned")
     private, public = keys.key_pair()
-    entry = publish(model.lab, model.tmp, minilm_hub, model.repository)
+    other = {"another key": {"model_sync_signing_key": keys.key_pair()[0]}}.get(fault, {})
+    entry = publish(model.lab, model.tmp, minilm_hub, model.repository, **other)
     run = model.apply(aips_require_signed=True, aips_signing_public_key=public)
     assert run.rc != 0, str(run)
     text = " ".join(str(run.output).split())
     assert "%s: " % model.slug in text and "is not signed by the site's key" in text, text
-    assert "no signature is attached" in text and entry["digest"] in text, text
+    reason = "no signature is attached" if fault == "unsigned" else "the signature was made by another key"
+    assert reason in text and entry["digest"] in text, text
     assert kube.get("namespace", model.namespace) is None
     # signed with the site's key (the same files: the same digest, now with its signature), the pull runs
     signed = publish(model.lab, model.tmp, minilm_hub, model.repository, model_sync_signing_key=private)
@@ -64,3 +72,32 @@ def test_require_signed_refuses_an_unsigned_model_before_anything_is_created_the
     assert run.rc == 0, str(run)
     assert run.results["results"][model.slug]["digest"] == entry["digest"]
     assert private.splitlines()[1] not in str(run.output)
+
+
+def test_a_modelpack_artifact_another_client_pushed_is_pulled_and_loads_offline(model_factory):
+    """modelpack-client (PyPI, not ours) pushes MiniLM into the lab's Harbor; the pull Job lays it out (no revision
+    annotation: the snapshot is named by the manifest digest) and huggingface_hub loads it offline."""
+    import oras.client
+    from modelpack_client import ModelDescriptor, ModelLayer, ModelPackClient, ModelPackConfig
+    model = model_factory(prefix="mpc", name="MiniLMClient")
+    lab = model.lab
+    source = minilm_dir()
+    files = snapshot_files(source)
+    registry = oras.client.OrasClient(hostname=HARBOR, tls_verify=lab["AIPS_LAB_CA"], auth_backend="basic")
+    registry.auth.set_basic_auth(lab["AIPS_LAB_HARBOR_USER"], lab["AIPS_LAB_HARBOR_TOKEN"])
+    layers = [ModelLayer(os.path.join(source, rel), artifact_path=rel, media_type=oci_artifact.modelpack_media_type(rel))
+              for rel in sorted(files)]
+    pushed = ModelPackClient(oras_client=registry).push(
+        "%s/ai-models/%s:v1" % (HARBOR, model.repository), layers=layers,
+        config=ModelPackConfig(descriptor=ModelDescriptor(name="all-MiniLM-L6-v2")))
+    run = model.apply()
+    assert run.rc == 0, str(run)
+    assert run.results["results"][model.slug]["digest"] == pushed.digest
+    commit = pushed.digest[len("sha256:"):][:40]
+    hub = os.path.join(model.claim_dir(), "hub")
+    assert snapshot_files(os.path.join(hub, FOLDER, "snapshots", commit)) == files
+    code = ("import huggingface_hub as h; print(h.snapshot_download('sentence-transformers/all-MiniLM-L6-v2', "
+            "cache_dir=%r, local_files_only=True))" % hub)
+    proc = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, HF_HUB_OFFLINE="1"),
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0 and proc.stdout.strip().endswith(commit), proc.stderr
