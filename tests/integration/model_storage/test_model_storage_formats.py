@@ -21,26 +21,16 @@ import pytest
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import oci_artifact
 from ansible_collections.ai_platform.serving.tests.support import HARBOR, keys
-from ansible_collections.ai_platform.serving.tests.support.hub import MINILM_COMMIT, minilm_dir
+from ansible_collections.ai_platform.serving.tests.support.hub import MINILM_COMMIT, files_of, minilm_dir
 from ansible_collections.ai_platform.serving.tests.support.lab import publish
 
 FOLDER = "models--sentence-transformers--all-MiniLM-L6-v2"
 
 
-def snapshot_files(root):
-    found = {}
-    for dirpath, _dirs, names in os.walk(root):
-        for name in names:
-            path = os.path.join(dirpath, name)
-            with open(path, "rb") as handle:
-                found[os.path.relpath(path, root)] = handle.read()
-    return found
-
-
 def test_an_artifact_in_the_format_of_earlier_releases_still_deploys(model_factory, minilm_hub):
     model = model_factory(prefix="mfmt", name="MiniLMFormat")
     entry = publish(model.lab, model.tmp, minilm_hub, model.repository, model_sync_artifact_format="hf-cache")
-    assert entry["size"] == sum(len(v) for v in snapshot_files(minilm_dir()).values()) + len(MINILM_COMMIT)
+    assert entry["size"] == sum(len(v) for v in files_of(minilm_dir()).values()) + len(MINILM_COMMIT)
     run = model.apply()
     assert run.rc == 0, str(run)
     result = run.results["results"][model.slug]
@@ -48,7 +38,7 @@ def test_an_artifact_in_the_format_of_earlier_releases_still_deploys(model_facto
     marker = model.marker()
     assert (marker["commit"], marker["model_files"]) == (MINILM_COMMIT, 13), marker
     snapshot = os.path.join(model.claim_dir(), "hub", FOLDER, "snapshots", MINILM_COMMIT)
-    assert snapshot_files(snapshot) == snapshot_files(minilm_dir())
+    assert files_of(snapshot) == files_of(minilm_dir())
 
 
 @pytest.mark.parametrize("fault", ["unsigned", "another key"])
@@ -82,7 +72,7 @@ def test_a_modelpack_artifact_another_client_pushed_is_pulled_and_loads_offline(
     model = model_factory(prefix="mpc", name="MiniLMClient")
     lab = model.lab
     source = minilm_dir()
-    files = snapshot_files(source)
+    files = files_of(source)
     registry = oras.client.OrasClient(hostname=HARBOR, tls_verify=lab["AIPS_LAB_CA"], auth_backend="basic")
     registry.auth.set_basic_auth(lab["AIPS_LAB_HARBOR_USER"], lab["AIPS_LAB_HARBOR_TOKEN"])
     layers = [ModelLayer(os.path.join(source, rel), artifact_path=rel, media_type=oci_artifact.modelpack_media_type(rel))
@@ -95,7 +85,7 @@ def test_a_modelpack_artifact_another_client_pushed_is_pulled_and_loads_offline(
     assert run.results["results"][model.slug]["digest"] == pushed.digest
     commit = pushed.digest[len("sha256:"):][:40]
     hub = os.path.join(model.claim_dir(), "hub")
-    assert snapshot_files(os.path.join(hub, FOLDER, "snapshots", commit)) == files
+    assert files_of(os.path.join(hub, FOLDER, "snapshots", commit)) == files
     code = ("import huggingface_hub as h; print(h.snapshot_download('sentence-transformers/all-MiniLM-L6-v2', "
             "cache_dir=%r, local_files_only=True))" % hub)
     proc = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, HF_HUB_OFFLINE="1"),

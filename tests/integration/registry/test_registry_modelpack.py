@@ -25,6 +25,7 @@ import yaml
 
 from ansible_collections.ai_platform.serving.tests.support import hub as hub_fixture
 from ansible_collections.ai_platform.serving.tests.support import keys
+from ansible_collections.ai_platform.serving.tests.support.hub import files_of
 from ansible_collections.ai_platform.serving.tests.support.pull_pod import run_pull_script
 from ansible_collections.ai_platform.serving.tests.support.registry import model_sync_vars
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import oci_artifact
@@ -37,17 +38,6 @@ LOCK_HOST = "harbor.harbor.svc.cluster.local"
 
 def snapshot_dir(hub):
     return os.path.join(hub, FOLDER, "snapshots", COMMIT)
-
-
-def files_of(root):
-    """path relative to ``root`` -> bytes, symlinks followed (the hub cache links snapshots to blobs)."""
-    found = {}
-    for dirpath, _dirs, names in os.walk(root):
-        for name in names:
-            path = os.path.join(dirpath, name)
-            with open(path, "rb") as handle:
-                found[os.path.relpath(path, root)] = handle.read()
-    return found
 
 
 def publish(run_role, registry, tools, tmp_path, hub, artifact, fmt=None):

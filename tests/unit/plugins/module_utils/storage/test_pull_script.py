@@ -91,6 +91,18 @@ COMMIT = "c9745ed1d9f207416be6d2e6f8de32d1f16199bf"
 LAYER_TYPE = "application/vnd.oci.image.layer.v1.tar"
 
 
+def _write_src(fake_dir, files):
+    """src/ afresh: each file (title -> bytes) where oras would pull it; the (title, bytes) pairs sorted by title."""
+    src = os.path.join(fake_dir, "src")
+    shutil.rmtree(src, ignore_errors=True)
+    for title, content in sorted(files.items()):
+        path = os.path.join(src, title)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as handle:
+            handle.write(content)
+    return sorted(files.items())
+
+
 def _artifact(fake_dir, files, media_types=None, unpack=None):
     """Write src/ (the files as oras would pull them), manifest.json and layers.txt; return the digest.
 
@@ -98,14 +110,8 @@ def _artifact(fake_dir, files, media_types=None, unpack=None):
     digest, size, media type, ``unpack=<annotation>`` and the title. ``media_types`` / ``unpack`` map a
     title to another media type or an unpack annotation.
     """
-    src = os.path.join(fake_dir, "src")
-    shutil.rmtree(src, ignore_errors=True)
     layers = []
-    for title, content in sorted(files.items()):
-        path = os.path.join(src, title)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "wb") as handle:
-            handle.write(content)
+    for title, content in _write_src(fake_dir, files):
         annotations = {"org.opencontainers.image.title": title}
         if (unpack or {}).get(title):
             annotations["io.deis.oras.content.unpack"] = unpack[title]
@@ -144,14 +150,8 @@ def _modelpack(fake_dir, files, revision=COMMIT, media_types=None, filepaths=Non
     """A ModelPack artifact of the snapshot ``files`` (path in the snapshot -> bytes), as model_sync publishes it
     (``revision`` None: as another client does, without the collection's revision annotation). ``media_types`` /
     ``filepaths`` map a title to another media type or filepath annotation. src/ holds what oras pull writes."""
-    src = os.path.join(fake_dir, "src")
-    shutil.rmtree(src, ignore_errors=True)
     layers = []
-    for title, content in sorted(files.items()):
-        path = os.path.join(src, title)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "wb") as handle:
-            handle.write(content)
+    for title, content in _write_src(fake_dir, files):
         kind = WEIGHT if title.endswith(".safetensors") else WEIGHT_CONFIG
         layers.append({"mediaType": (media_types or {}).get(title, kind), "size": len(content),
                        "digest": "sha256:" + hashlib.sha256(content).hexdigest(),
