@@ -49,6 +49,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, ".collections"))
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import bundle  # noqa: E402
+from ansible_collections.ai_platform.serving.plugins.modules import bundle_item  # noqa: E402
 from ansible_collections.ai_platform.serving.tests.support import registry as lab_registry  # noqa: E402
 from ansible_collections.ai_platform.serving.tests.support.bundle import load_vars, run_playbook  # noqa: E402
 
@@ -75,10 +76,10 @@ def make_model(directory, total, files):
 def make_bundle(tmp, model_dir, oras):
     """The bundle of the model, written by the collection's bundle code; its lock entry."""
     bundle_dir = os.path.join(tmp, "bundle")
-    params = dict(name=NAME, repo_id="bench/" + NAME, revision=COMMIT, source="local_dir", local_path=model_dir,
-                  cache_dir=None, allow_patterns=None, ignore_patterns=None, checksums=None,
-                  hf_endpoint="https://huggingface.co", hf_token=None, hf_token_origin="https://huggingface.co",
-                  verify=True, reference="harbor.bench.invalid/bench/%s:v1" % NAME, bundle_dir=bundle_dir,
+    # the module's defaults for a model (the artifact format among them), then this model
+    params = dict(bundle_item.MODEL_DEFAULTS)
+    params.update(name=NAME, repo_id="bench/" + NAME, revision=COMMIT, source="local_dir", local_path=model_dir,
+                  reference="harbor.bench.invalid/bench/%s:v1" % NAME, bundle_dir=bundle_dir,
                   oras_path=oras, concurrency=5, work_dir=tmp, progress_file=None)
     os.makedirs(bundle_dir)
     entry = bundle.save_model(params, False)["entry"]
