@@ -502,21 +502,11 @@ def push_model(params, check_mode):
 def attach_bundle_signature(params, remote, layout, item):
     """Attach the model's signature from the bundle to its digest in the registry, unless that very signature
     is attached already. Returns dict(digest=<signature artifact>, attached=bool)."""
-    oras = params["oras_path"]
     pinned = registry.pinned(params["reference"], item["digest"])
-    repository = pinned.split("@", 1)[0]
-    rc, out = remote.run(model_signatures.discover_argv(oras, pinned, remote.args))
-    if rc != 0:
-        raise registry.RegistryError(remote.fail_message(out))
-    for referrer in model_signatures.discovered(out):
-        _descriptor, manifest = remote.fetch("%s@%s" % (repository, referrer))
-        layers = (manifest or {}).get("layers") or []
-        if len(layers) == 1 and layers[0].get("digest") == item["signature"]["sha256"]:
+    for referrer, layer in remote.signatures(pinned):
+        if layer == item["signature"]["sha256"]:
             return dict(digest=referrer, attached=False)
-    rc, out = remote.run(model_signatures.attach_argv(oras, pinned, remote.args), cwd=layout)
-    if rc != 0:
-        raise registry.RegistryError(remote.fail_message(out))
-    return dict(digest=oci_artifact.parse_push_digest(out), attached=True)
+    return dict(digest=remote.attach(pinned, layout), attached=True)
 
 
 # --- parts for removable media ---------------------------------------------------------------

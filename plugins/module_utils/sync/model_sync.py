@@ -116,6 +116,28 @@ class Remote:
             raise registry.RegistryError(self.fail_message(out))
         return descriptor, oci_artifact.load_manifest(out)
 
+    def signatures(self, pinned):
+        """(signature artifact digest, its one layer's digest) of every signature attached to ``pinned``."""
+        oras = self.params["oras_path"]
+        rc, out = self.run(model_signatures.discover_argv(oras, pinned, self.args))
+        if rc != 0:
+            raise registry.RegistryError(self.fail_message(out))
+        repository = pinned.split("@", 1)[0]
+        found = []
+        for referrer in model_signatures.discovered(out):
+            _descriptor, manifest = self.fetch("%s@%s" % (repository, referrer))
+            layers = (manifest or {}).get("layers") or []
+            if len(layers) == 1 and layers[0].get("digest"):
+                found.append((referrer, layers[0]["digest"]))
+        return found
+
+    def attach(self, pinned, cwd):
+        """Attach the signature file in ``cwd`` to ``pinned``; the signature artifact's digest."""
+        rc, out = self.run(model_signatures.attach_argv(self.params["oras_path"], pinned, self.args), cwd=cwd)
+        if rc != 0:
+            raise registry.RegistryError(self.fail_message(out))
+        return oci_artifact.parse_push_digest(out)
+
 
 def diff_text(manifest):
     return "".join("%s %s %s\n" % layer for layer in oci_artifact.manifest_layers(manifest or {}))
@@ -205,19 +227,11 @@ def attach_signature(params, remote, artifact, files, digest):
     except signing.SignatureError as exc:
         raise registry.RegistryError("%s: signing_key: %s" % (params["repo_id"], exc.reason))
     _descriptor, manifest = remote.fetch(pinned)
-    rc, out = remote.run(model_signatures.discover_argv(oras, pinned, remote.args))
-    if rc != 0:
-        raise registry.RegistryError(remote.fail_message(out))
     work = tempfile.mkdtemp(prefix="aips-model-sign-", dir=params["work_dir"])
     try:
-        for referrer in model_signatures.discovered(out):
-            _d, signed = remote.fetch("%s@%s" % (repository, referrer))
-            layers = (signed or {}).get("layers") or []
-            if len(layers) != 1:
-                continue
+        for referrer, layer in remote.signatures(pinned):
             path = os.path.join(work, "attached.json")
-            rc, out = remote.run([oras, "blob", "fetch", "--output", path, "%s@%s" % (repository, layers[0]["digest"])]
-                                 + remote.args)
+            rc, out = remote.run([oras, "blob", "fetch", "--output", path, "%s@%s" % (repository, layer)] + remote.args)
             if rc != 0:
                 raise registry.RegistryError(remote.fail_message(out))
             with open(path, "rb") as handle:
@@ -230,9 +244,6 @@ def attach_signature(params, remote, artifact, files, digest):
             raise registry.RegistryError("%s: signing failed: %s" % (params["repo_id"], exc.reason))
         with open(os.path.join(work, model_signatures.SIGNATURE_FILE), "wb") as handle:
             handle.write(signature)
-        rc, out = remote.run(model_signatures.attach_argv(oras, pinned, remote.args), cwd=work)
-        if rc != 0:
-            raise registry.RegistryError(remote.fail_message(out))
-        return dict(digest=oci_artifact.parse_push_digest(out), attached=True)
+        return dict(digest=remote.attach(pinned, work), attached=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
