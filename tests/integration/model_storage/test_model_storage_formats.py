@@ -1,12 +1,15 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, ai_platform.serving contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""model_storage on the lab: the artifact format of earlier releases still deploys, and aips_require_signed
-refuses an unsigned model before anything is created, then pulls it once it is signed.
+"""model_storage on the lab (issue 30): the artifact format of earlier releases still deploys; aips_require_signed
+refuses a model not validly signed by the site's key (no signature, another key's, the site's signature of other
+files) before anything is created, names the model and why, then pulls it once it is signed; and a ModelPack
+artifact another client pushed is pulled and loads offline.
 
-(Every other lab test publishes the default format, CNCF ModelPack; tests/integration/registry covers each
-signature fault against a real registry, and tests/integration/bundle the bundle's.) Own model names
-(slugs mfmt-<id>, msig-<id>).
+(Every other lab test publishes the default format, CNCF ModelPack; tests/integration/registry covers the same
+signature faults against a real registry without a cluster, tests/integration/bundle the bundle's, and
+tests/integration/serving_stack/test_serving_stack_formats.py serves the other client's artifact.) Own model names
+(slugs mfmt-<id>, msig-<id>, mpc-<id>).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -19,12 +22,12 @@ import sys
 
 import pytest
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.registry import oci_artifact
-from ansible_collections.ai_platform.serving.tests.support import HARBOR, keys
-from ansible_collections.ai_platform.serving.tests.support.hub import MINILM_COMMIT, files_of, minilm_dir
+from ansible_collections.ai_platform.serving.tests.support import artifacts, keys
+from ansible_collections.ai_platform.serving.tests.support.hub import MINILM_COMMIT, edited_hub, files_of, minilm_dir
 from ansible_collections.ai_platform.serving.tests.support.lab import publish
 
 FOLDER = "models--sentence-transformers--all-MiniLM-L6-v2"
+OTHER_COMMIT = "e" * 40
 
 
 def test_an_artifact_in_the_format_of_earlier_releases_still_deploys(model_factory, minilm_hub):
@@ -41,22 +44,31 @@ def test_an_artifact_in_the_format_of_earlier_releases_still_deploys(model_facto
     assert files_of(snapshot) == files_of(minilm_dir())
 
 
-@pytest.mark.parametrize("fault", ["unsigned", "another key"])
+@pytest.mark.parametrize("fault", ["unsigned", "another key", "other files"])
 def test_require_signed_refuses_a_model_not_signed_by_the_site_before_anything_is_created_then_pulls_it_signed(
-        model_factory, minilm_hub, kube, fault):
+        model_factory, minilm_hub, kube, tmp_path, fault):
     model = model_factory(prefix="msig", name="MiniLMSigned")
     private, public = keys.key_pair()
+    hub_dir = minilm_hub
+    if fault == "other files":
+        # a valid signature by the site's key, of the first revision, attached to a second one whose README.md differs
+        hub_dir = edited_hub(tmp_path, "v2", {"README.md": b"A second revision.\n"}, OTHER_COMMIT)
     other = {"another key": {"model_sync_signing_key": keys.key_pair()[0]}}.get(fault, {})
-    entry = publish(model.lab, model.tmp, minilm_hub, model.repository, **other)
+    entry = publish(model.lab, model.tmp, hub_dir, model.repository, **other)
+    if fault == "other files":
+        first = publish(model.lab, model.tmp, minilm_hub, model.repository + "-first", model_sync_signing_key=private)
+        artifacts.move_signature(model.lab, model.repository + "-first", first["digest"], model.repository,
+                                 entry["digest"])
     run = model.apply(aips_require_signed=True, aips_signing_public_key=public)
     assert run.rc != 0, str(run)
     text = " ".join(str(run.output).split())
     assert "%s: " % model.slug in text and "is not signed by the site's key" in text, text
-    reason = "no signature is attached" if fault == "unsigned" else "the signature was made by another key"
+    reason = {"unsigned": "no signature is attached", "another key": "the signature was made by another key",
+              "other files": "README.md: the artifact has sha256:"}[fault]
     assert reason in text and entry["digest"] in text, text
     assert kube.get("namespace", model.namespace) is None
     # signed with the site's key (the same files: the same digest, now with its signature), the pull runs
-    signed = publish(model.lab, model.tmp, minilm_hub, model.repository, model_sync_signing_key=private)
+    signed = publish(model.lab, model.tmp, hub_dir, model.repository, model_sync_signing_key=private)
     assert signed["digest"] == entry["digest"]
     run = model.apply(aips_require_signed=True, aips_signing_public_key=public)
     assert run.rc == 0, str(run)
@@ -67,19 +79,10 @@ def test_require_signed_refuses_a_model_not_signed_by_the_site_before_anything_i
 def test_a_modelpack_artifact_another_client_pushed_is_pulled_and_loads_offline(model_factory):
     """modelpack-client (PyPI, not ours) pushes MiniLM into the lab's Harbor; the pull Job lays it out (no revision
     annotation: the snapshot is named by the manifest digest) and huggingface_hub loads it offline."""
-    import oras.client
-    from modelpack_client import ModelDescriptor, ModelLayer, ModelPackClient, ModelPackConfig
     model = model_factory(prefix="mpc", name="MiniLMClient")
-    lab = model.lab
     source = minilm_dir()
     files = files_of(source)
-    registry = oras.client.OrasClient(hostname=HARBOR, tls_verify=lab["AIPS_LAB_CA"], auth_backend="basic")
-    registry.auth.set_basic_auth(lab["AIPS_LAB_HARBOR_USER"], lab["AIPS_LAB_HARBOR_TOKEN"])
-    layers = [ModelLayer(os.path.join(source, rel), artifact_path=rel, media_type=oci_artifact.modelpack_media_type(rel))
-              for rel in sorted(files)]
-    pushed = ModelPackClient(oras_client=registry).push(
-        "%s/ai-models/%s:v1" % (HARBOR, model.repository), layers=layers,
-        config=ModelPackConfig(descriptor=ModelDescriptor(name="all-MiniLM-L6-v2")))
+    pushed = artifacts.client_push(model.lab, model.repository, source)
     run = model.apply()
     assert run.rc == 0, str(run)
     assert run.results["results"][model.slug]["digest"] == pushed.digest

@@ -15,7 +15,6 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -210,7 +209,8 @@ def test_the_storage_preflight_refuses_each_fault_naming_the_model(registry, too
     assert len(unsigned) == 1 and unsigned[0].startswith("minilm: ") and "made by another key" in unsigned[0], unsigned
     # a signature for other files: the signed revision's signature attached to one whose README.md differs
     signature = fetch_signature(registry, tools, tmp_path, "minilm-preflight", found["minilm"]["digest"])
-    entry = publish(run_role, registry, tools, tmp_path, other_revision(tmp_path, minilm_hub), "minilm-other-files")
+    second = hub_fixture.edited_hub(tmp_path, "v2", {"README.md": b"A second revision.\n"}, NEW_COMMIT)
+    entry = publish(run_role, registry, tools, tmp_path, second, "minilm-other-files")
     attach(registry, tools, tmp_path, "minilm-other-files", entry["digest"], signature)
     _found, unsigned = storage_preflight(registry, "minilm-other-files", public)
     assert len(unsigned) == 1 and unsigned[0].startswith("minilm: "), unsigned
@@ -218,20 +218,6 @@ def test_the_storage_preflight_refuses_each_fault_naming_the_model(registry, too
 
 
 NEW_COMMIT = "0" * 39 + "2"
-
-
-def other_revision(tmp_path, minilm_hub):
-    """A hub cache with a second commit of MiniLM whose README.md differs."""
-    model_dir = tmp_path / "model2"
-    shutil.copytree(snapshot_dir(minilm_hub), str(model_dir))
-    readme = model_dir / "README.md"
-    content = readme.read_bytes() + b"\nA second revision.\n"
-    readme.unlink()
-    readme.write_bytes(content)
-    hub = str(tmp_path / "hub2")
-    shutil.copytree(minilm_hub, hub, symlinks=True)
-    hub_fixture.build_hub_cache(str(model_dir), hub, REPO, NEW_COMMIT)
-    return hub
 
 
 def oras(registry, tools, tmp_path, *args, **kwargs):

@@ -85,8 +85,16 @@ def test_embedder_serves_the_pulled_model_read_only_to_another_namespace(deploye
     # the server resolved the repo id in the mounted hub cache, to the snapshot the pull wrote
     assert models["data"][0]["root"] == (
         "/model-cache/hub/models--sentence-transformers--all-MiniLM-L6-v2/snapshots/%s" % hub_fixture.MINILM_COMMIT)
-    # real embeddings from the pulled claim (the lab's infinity STAND-IN computes them with
-    # huggingface_hub, tokenizers, safetensors and numpy): equal to sentence-transformers' own
+    assert_golden_embeddings(stack)
+    # never both: the embedder has no HTTPRoute
+    assert stack.kube.get("httproute", "llm-d-" + slug, namespace) is None
+
+
+def assert_golden_embeddings(stack):
+    """The embedder serves real embeddings from the pulled claim (the lab's infinity STAND-IN computes them with
+    huggingface_hub, tokenizers, safetensors and numpy), equal to sentence-transformers' own (the golden fixture),
+    through the embeddings Service's cluster IP."""
+    service = stack.kube.get("service", "ms-%s-embeddings" % stack.slug("embedder"), stack.namespace("embedder"))
     with open(os.path.join(ROOT, "tests", "fixtures", "minilm_golden_embeddings.json")) as handle:
         golden = json.load(handle)
     request = urllib.request.Request(
@@ -98,8 +106,6 @@ def test_embedder_serves_the_pulled_model_read_only_to_another_namespace(deploye
     assert len(served) == len(golden["embeddings"])
     for sentence, vector, expected in zip(golden["sentences"], served, golden["embeddings"]):
         assert cosine(vector, expected) >= 0.9999, sentence
-    # never both: the embedder has no HTTPRoute
-    assert stack.kube.get("httproute", "llm-d-" + slug, namespace) is None
 
 
 def cosine(a, b):
