@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 from ansible_collections.ai_platform.serving.tests.support import HARBOR
-from ansible_collections.ai_platform.serving.tests.support.hub import variant_hub
+from ansible_collections.ai_platform.serving.tests.support.hub import MINILM_COMMIT, files_of, minilm_dir, variant_hub
 from ansible_collections.ai_platform.serving.tests.support.lab import publish
 from ansible_collections.ai_platform.serving.tests.support.playbook import ansible_playbook
 from ansible_collections.ai_platform.serving.tests.support.site import APPLY
@@ -50,6 +50,12 @@ def test_hostpath_pull_loads_offline_and_rerun_changes_nothing(model_factory, mi
     marker = model.marker()
     assert marker["digest"] == entry["digest"] and marker["size"] == entry["size"]
     assert "sentence-transformers--all-MiniLM-L6-v2" in load_offline(os.path.join(model.hostpath_dir, "hub"))
+    # published as CNCF ModelPack (the default), laid out as the hub cache it always was: the wheel's files, byte
+    # for byte, in the commit's snapshot, which refs/main names
+    folder = os.path.join(model.hostpath_dir, "hub", "models--sentence-transformers--all-MiniLM-L6-v2")
+    assert files_of(os.path.join(folder, "snapshots", MINILM_COMMIT)) == files_of(minilm_dir())
+    with open(os.path.join(folder, "refs", "main")) as handle:
+        assert handle.read() == MINILM_COMMIT
     annotations = kube.get("pvc", model.pvc, model.namespace)["metadata"]["annotations"]
     assert annotations["ai-platform.serving/digest"] == entry["digest"]
     assert annotations["ai-platform.serving/architectures"] == "BertModel"
