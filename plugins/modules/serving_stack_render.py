@@ -72,9 +72,13 @@ options:
   registry_config:
     description: Helm registry config (C(HELM_REGISTRY_CONFIG)) holding the chart registry login.
     type: path
-  chart_ca_file:
-    description: CA file for chart pulls (C(SSL_CERT_FILE) of helm).
+  registry_ca_file:
+    description:
+      - CA file of the chart registry for chart pulls (C(SSL_CERT_FILE) of helm). Named C(registry_) as in
+        M(ai_platform.serving.model_storage_state), since O(validate_certs) and O(ca_cert) are the Kubernetes API's.
+      - O(chart_ca_file) is its earlier name, deprecated.
     type: path
+    aliases: [chart_ca_file]
   kube_version:
     description: Kubernetes version to render for; empty uses the cluster's (with O(cluster_checks)), else 1.33.0.
     type: str
@@ -193,7 +197,8 @@ def argspec():
         python=dict(type="str", default=""),
         helm_binary=dict(type="str", default="helm"),
         registry_config=dict(type="path"),
-        chart_ca_file=dict(type="path"),
+        registry_ca_file=dict(type="path", aliases=["chart_ca_file"], deprecated_aliases=[
+            dict(name="chart_ca_file", version="2.0.0", collection_name="ai_platform.serving")]),
         kube_version=dict(type="str", default=""),
         pod_security=dict(type="dict", default={}),
         values_policy_allow=dict(type="list", elements="dict", default=[]),
@@ -209,8 +214,8 @@ def _environment(params):
         env["AIPS_PYTHON"] = params["python"]
     if params["registry_config"]:
         env["HELM_REGISTRY_CONFIG"] = params["registry_config"]
-    if params["chart_ca_file"]:
-        env["SSL_CERT_FILE"] = params["chart_ca_file"]
+    if params["registry_ca_file"]:
+        env["SSL_CERT_FILE"] = params["registry_ca_file"]
     return env
 
 
