@@ -38,7 +38,7 @@ CASES = {
                    {"model_sync_registry_ca_file": "", "model_sync_registry_validate_certs": True}),
     "serving_stack": ({"serving_stack_plan": []},
                       {"serving_stack_helm_registry_ca_file": ("serving_stack_registry_ca_file", "/etc/pki/harbor-ca.crt")},
-                      {"serving_stack_registry_ca_file": ""}),
+                      {"serving_stack_registry_ca_file": "", "serving_stack_registry_validate_certs": True}),
 }
 DEPRECATION = re.compile(r"\[DEPRECATION WARNING\]: The variable (\S+) is deprecated: set (\S+) instead .*?"
                          r"removed from collection 'ai_platform\.serving' version 2\.0\.0", re.S)
