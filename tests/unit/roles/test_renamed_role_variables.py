@@ -5,7 +5,7 @@
 task warns of each old name (module renamed_variables, release 2.0.0), its defaults derive the new variable from the
 old one, meta/argument_specs.yml documents both (the old one as deprecated, with no default), and nothing else in
 the role, nor anywhere in the repository outside the role, the changelog and the plays that keep the old names
-working, reads the old name. A run on localhost: tests/integration/plan/test_renamed_role_variables.py."""
+working, reads the old name. A run on localhost: tests/integration/plan/test_roles_old_variable_names.py."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -23,7 +23,7 @@ ROLES = sorted(os.listdir(os.path.join(ROOT, "roles")))
 # Besides the role: the plays that take a role's variables without running the role keep the old names working
 # themselves; the README names them as old; the tests of the renames set them.
 ELSEWHERE = {"playbooks/load.yml", "playbooks/render.yml", "README.md", "plugins/modules/renamed_variables.py",
-             "tests/integration/plan/test_renamed_role_variables.py",
+             "tests/integration/plan/test_roles_old_variable_names.py",
              "tests/unit/plugins/plugin_utils/test_renamed_variables.py"}
 
 
