@@ -9,28 +9,22 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible.plugins.action import ActionBase
-
-from ansible_collections.ai_platform.serving.plugins.modules.renamed_variables import argspec
+from ansible_collections.ai_platform.serving.plugins.modules import renamed_variables
+from ansible_collections.ai_platform.serving.plugins.plugin_utils.controller_action import ControllerAction
 from ansible_collections.ai_platform.serving.plugins.plugin_utils.renamed_variables import renamed_deprecations
 
 
-class ActionModule(ActionBase):
-    TRANSFERS_FILES = False
-    _requires_connection = False
-    _supports_check_mode = True
-    _supports_async = False
+class ActionModule(ControllerAction):
 
-    def run(self, tmp=None, task_vars=None):
-        result = super(ActionModule, self).run(tmp, task_vars)
-        del tmp  # not used
-        _validation, params = self.validate_argument_spec(argument_spec=argspec())
+    def argspec(self):
+        return renamed_variables.argspec()
+
+    def act(self, result, params, task_vars):
         try:
-            found, deprecations = renamed_deprecations(params["renamed"], task_vars or {}, params["version"])
+            found, deprecations = renamed_deprecations(params["renamed"], task_vars, params["version"])
         except ValueError as exc:
             result.update(failed=True, msg=str(exc))
-            return result
+            return
         result.update(changed=False, deprecated=found)
         if deprecations:
             result["deprecations"] = list(result.get("deprecations") or []) + deprecations
-        return result
