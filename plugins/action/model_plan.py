@@ -10,23 +10,17 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible.plugins.action import ActionBase
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import task
+from ansible_collections.ai_platform.serving.plugins.plugin_utils.controller_action import ControllerAction
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan.task import argspec, plan_result
 
+class ActionModule(ControllerAction):
 
-class ActionModule(ActionBase):
-    TRANSFERS_FILES = False
-    _requires_connection = False
-    _supports_check_mode = True
-    _supports_async = False
+    def argspec(self):
+        return task.argspec()
 
-    def run(self, tmp=None, task_vars=None):
-        result = super(ActionModule, self).run(tmp, task_vars)
-        del tmp  # not used
-        _validation, params = self.validate_argument_spec(argument_spec=argspec())
-        outcome, warnings = plan_result(params)
+    def act(self, result, params, task_vars):
+        outcome, warnings = task.plan_result(params)
         result.update(outcome)
         if warnings:
             result["warnings"] = list(result.get("warnings") or []) + warnings
-        return result

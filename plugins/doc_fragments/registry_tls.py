@@ -18,7 +18,8 @@ options:
   validate_certs:
     description:
       - Verify the registry's TLS certificate. Set to V(false) only for a test registry.
-      - The same option in every module of the collection; O(tls_verify) is its earlier name.
+      - The same option in every module of the collection. O(tls_verify) is its earlier name, deprecated (removed
+        in 2.0.0).
     type: bool
     default: true
     aliases: [tls_verify]

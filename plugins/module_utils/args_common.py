@@ -32,12 +32,13 @@ def k8s_auth_argspec(**options):
 def registry_tls_argspec(**options):
     """How a registry's TLS is checked: the CA file and ``validate_certs``, and ``options``.
 
-    Doc fragment ai_platform.serving.registry_tls. ``validate_certs`` is the one name of the option in every
-    module (``tls_verify``, image_archive's earlier name, is its alias).
+    Doc fragment ai_platform.serving.registry_tls. ``ca_file`` and ``validate_certs`` are the one name of each
+    option in every module (``tls_verify``, image_archive's earlier name, is a deprecated alias until 2.0.0).
     """
     spec = {
         "ca_file": dict(type="path"),
-        "validate_certs": dict(type="bool", default=True, aliases=["tls_verify"]),
+        "validate_certs": dict(type="bool", default=True, aliases=["tls_verify"], deprecated_aliases=[
+            dict(name="tls_verify", version="2.0.0", collection_name="ai_platform.serving")]),
     }
     spec.update(options)
     return spec

@@ -88,8 +88,8 @@ options:
     default: false
   insecure:
     description:
-      - Skip TLS verification of the registry (tests only). Kept for existing playbooks; the collection's one
-        name for this is O(validate_certs=false), and either turns verification off.
+      - Deprecated, removed in 2.0.0 - use O(validate_certs=false), the collection's one name for this. Skips TLS
+        verification of the registry (tests only); either turns verification off.
     type: bool
     default: false
   oras_path:

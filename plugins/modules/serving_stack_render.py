@@ -72,9 +72,20 @@ options:
   registry_config:
     description: Helm registry config (C(HELM_REGISTRY_CONFIG)) holding the chart registry login.
     type: path
-  chart_ca_file:
-    description: CA file for chart pulls (C(SSL_CERT_FILE) of helm).
+  registry_ca_file:
+    description:
+      - CA file of the chart registry for chart pulls (C(SSL_CERT_FILE) of helm). Named C(registry_) as in
+        M(ai_platform.serving.model_storage_state), since O(validate_certs) and O(ca_cert) are the Kubernetes API's.
+      - O(chart_ca_file) is its earlier name, deprecated.
     type: path
+    aliases: [chart_ca_file]
+  registry_validate_certs:
+    description:
+      - Verify the chart registry's TLS certificate on chart pulls; V(false) (a test registry only) passes
+        C(--insecure-skip-tls-verify) to C(helm template).
+    type: bool
+    default: true
+    version_added: 0.1.0
   kube_version:
     description: Kubernetes version to render for; empty uses the cluster's (with O(cluster_checks)), else 1.33.0.
     type: str
@@ -193,7 +204,9 @@ def argspec():
         python=dict(type="str", default=""),
         helm_binary=dict(type="str", default="helm"),
         registry_config=dict(type="path"),
-        chart_ca_file=dict(type="path"),
+        registry_ca_file=dict(type="path", aliases=["chart_ca_file"], deprecated_aliases=[
+            dict(name="chart_ca_file", version="2.0.0", collection_name="ai_platform.serving")]),
+        registry_validate_certs=dict(type="bool", default=True),
         kube_version=dict(type="str", default=""),
         pod_security=dict(type="dict", default={}),
         values_policy_allow=dict(type="list", elements="dict", default=[]),
@@ -209,8 +222,8 @@ def _environment(params):
         env["AIPS_PYTHON"] = params["python"]
     if params["registry_config"]:
         env["HELM_REGISTRY_CONFIG"] = params["registry_config"]
-    if params["chart_ca_file"]:
-        env["SSL_CERT_FILE"] = params["chart_ca_file"]
+    if params["registry_ca_file"]:
+        env["SSL_CERT_FILE"] = params["registry_ca_file"]
     return env
 
 
@@ -245,7 +258,7 @@ def render_all(module, kube_version):
         with open(path, "w") as handle:
             json.dump(values, handle)
         argv = render.template_argv(params["helm_binary"], record, chart, release, params["charts"].get(chart),
-                                    path, kube_version, params["chart_dir"], renderer)
+                                    path, kube_version, params["chart_dir"], renderer, params["registry_validate_certs"])
         try:
             # pylint: disable-next=ansible-bad-function  # helm templates run side by side (run_command is serial)
             proc = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)

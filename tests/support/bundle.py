@@ -65,7 +65,7 @@ def load_vars(registry, tools, bundle_dir, lock_file, **extra):  # pylint: disab
     variables = dict(aips_load_bundle_dir=str(bundle_dir), aips_load_registry=registry.relay_host,
                      aips_load_projects=False, aips_load_lock_file=str(lock_file),
                      harbor_upload_user=registry.user, harbor_upload_token=registry.password,
-                     harbor_upload_ca_file=registry.ca, harbor_upload_skopeo_path=tools["skopeo"],
+                     harbor_upload_registry_ca_file=registry.ca, harbor_upload_skopeo_path=tools["skopeo"],
                      harbor_upload_helm_path=tools["helm"], model_sync_oras_path=tools["oras"],
                      aips_harbor_hostname=HARBOR)
     variables.update(extra)

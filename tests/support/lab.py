@@ -204,11 +204,11 @@ def real_chart_variables(lab):
         aips_site_upload=True,
         aips_site_upload_steps=["charts_upload"],
         harbor_upload_chart_dir=UPSTREAM_CHARTS,
-        harbor_upload_ca_file=lab["AIPS_LAB_CA"],
+        harbor_upload_registry_ca_file=lab["AIPS_LAB_CA"],
         # the pushing account, set apart from aips_harbor_* (the cluster's pull credentials a test may break)
         harbor_upload_user=lab["AIPS_LAB_HARBOR_USER"],
         harbor_upload_token=lab["AIPS_LAB_HARBOR_TOKEN"],
-        serving_stack_helm_registry_ca_file=lab["AIPS_LAB_CA"],
+        serving_stack_registry_ca_file=lab["AIPS_LAB_CA"],
         # the EPP image (its chart takes no pull secret) comes through the nodes' mirror of registry.k8s.io
         serving_stack_mirrored_registries=["registry.k8s.io"],
     )
@@ -223,7 +223,7 @@ def publish(lab, workdir, hub_dir, repository, tag="v1", **extra):
         model_sync_models=[dict(repo_id=hub.MINILM_REPO, revision="main", tag=tag, source="local_cache",
                                 local_path=hub_dir, artifact=repository)],
         model_sync_registry=HARBOR, model_sync_registry_user=lab["AIPS_LAB_HARBOR_USER"],
-        model_sync_registry_token=lab["AIPS_LAB_HARBOR_TOKEN"], model_sync_ca_file=lab["AIPS_LAB_CA"],
+        model_sync_registry_token=lab["AIPS_LAB_HARBOR_TOKEN"], model_sync_registry_ca_file=lab["AIPS_LAB_CA"],
         model_sync_oras_path=shutil.which("oras", path=lab["PATH"]),
         model_sync_work_dir=os.path.join(str(workdir), "sync-work"), model_sync_lock_file=lock)
     variables.update(extra)

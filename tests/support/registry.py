@@ -194,7 +194,7 @@ def model_sync_vars(registry, tools, work_dir, lock_file, models, **overrides):
         model_sync_lock_registry=HARBOR,
         model_sync_registry_user=registry.user,
         model_sync_registry_token=registry.password,
-        model_sync_ca_file=registry.ca,
+        model_sync_registry_ca_file=registry.ca,
         model_sync_oras_path=tools["oras"],
         model_sync_work_dir=str(work_dir),
         model_sync_lock_file=str(lock_file),

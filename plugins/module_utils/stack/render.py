@@ -63,13 +63,16 @@ def chart_source(chart, chart_dir=None):
 
 
 def template_argv(helm, record, chart_key, release, chart, values_file, kube_version, chart_dir=None,
-                  post_renderer=None):
-    """The ``helm template`` argv of one release."""
+                  post_renderer=None, validate_certs=True):
+    """The ``helm template`` argv of one release; ``validate_certs=False`` skips the chart registry's TLS check
+    (as release.yml's ``insecure_skip_tls_verify``)."""
     source, extra = chart_source(chart, chart_dir)
     argv = [helm, "template", release, source, "--namespace", record["namespace"],
             "--kube-version", str(kube_version or DEFAULT_KUBE_VERSION), "--values", values_file] + extra
     if chart_key == "infra" and post_renderer:
         argv += ["--post-renderer", post_renderer]
+    if not validate_certs:
+        argv.append("--insecure-skip-tls-verify")
     return argv
 
 

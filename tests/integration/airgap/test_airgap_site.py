@@ -92,7 +92,7 @@ def test_bundle_carry_load_and_site_deploy_everything_by_digest(stack, lab, kube
     load = dict(aips_load_bundle_dir=str(bundle_dir), aips_load_registry=HARBOR, aips_load_projects=False,
                 aips_load_lock_file=lock_file, aips_harbor_hostname=HARBOR,
                 harbor_upload_user=lab["AIPS_LAB_HARBOR_USER"], harbor_upload_token=lab["AIPS_LAB_HARBOR_TOKEN"],
-                harbor_upload_ca_file=lab["AIPS_LAB_CA"])
+                harbor_upload_registry_ca_file=lab["AIPS_LAB_CA"])
     started = time.monotonic()
     loaded = run_playbook("load.yml", load, tmp_path, env=lab)
     print("load: %.1f s" % (time.monotonic() - started))

@@ -33,7 +33,7 @@ def project_vars(registry, harbor, password=ADMIN_PASSWORD):
         harbor_upload_registry="127.0.0.1",
         harbor_upload_api_url=harbor.url,
         harbor_upload_admin_password=password,
-        harbor_upload_ca_file=registry.ca,
+        harbor_upload_registry_ca_file=registry.ca,
         harbor_upload_images=[dict(source="ghcr.io/oras-project/oras:v1.3.1", project="images-infra"),
                               dict(source="ghcr.io/llm-d/llm-d-inference-sim:v0.7.1", project="images-shaide")],
         harbor_upload_charts=[dict(name="c", version="1", chart="c", project="charts")],

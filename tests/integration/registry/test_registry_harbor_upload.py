@@ -116,7 +116,7 @@ def upload_vars(registry, tools, upstream, steps, **overrides):
         harbor_upload_token=registry.password,
         harbor_upload_source_user=registry.user,
         harbor_upload_source_token=registry.password,
-        harbor_upload_ca_file=registry.ca,
+        harbor_upload_registry_ca_file=registry.ca,
         harbor_upload_skopeo_path=tools["skopeo"],
         harbor_upload_helm_path=tools["helm"],
     )

@@ -19,6 +19,7 @@ import sys
 import time
 
 import pytest
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.ai_platform.serving.plugins.modules import serving_stack_render
@@ -250,3 +251,19 @@ def test_a_monitor_whose_crd_the_cluster_lacks_fails_naming_the_switch(helm):
     with pytest.raises(Done):
         serving_stack_render.execute_module(module, FakeClient([], crds=["podmonitors.monitoring.coreos.com"]))
     assert not module.result.get("failed"), module.result
+
+
+def test_the_chart_registry_tls_options_and_the_deprecated_chart_ca_file(capsys, helm):
+    result = run(capsys, helm, specs=specs(), chart_ca_file="/etc/pki/harbor-ca.crt", registry_validate_certs=False)
+    assert not result.get("failed"), result
+    # the deprecation, from the argument spec (a module's deprecations gather in the process, once per message)
+    checked = ArgumentSpecValidator(serving_stack_render.argspec()).validate(
+        dict(records=[], specs={}, charts={}, chart_ca_file="/etc/pki/harbor-ca.crt"))
+    assert checked.validated_parameters["registry_ca_file"] == "/etc/pki/harbor-ca.crt"
+    assert [(d["version"], d["collection_name"]) for d in checked._deprecations] == [("2.0.0", "ai_platform.serving")]
+    assert "'chart_ca_file'" in checked._deprecations[0]["msg"]
+    argvs = [json.loads(line) for line in helm[1].read_text().splitlines()]
+    assert len(argvs) == 3 and all(a.count("--insecure-skip-tls-verify") == 1 for a in argvs)
+    result = run(capsys, helm, specs=specs(), registry_ca_file="/etc/pki/harbor-ca.crt")
+    assert not result.get("failed"), result
+    assert not any("--insecure-skip-tls-verify" in line for line in helm[1].read_text().splitlines()[3:])

@@ -50,6 +50,13 @@ def test_template_argv_as_release_yml_installs():
     assert pinned[pinned.index("--kube-version") + 1] == render.DEFAULT_KUBE_VERSION
     repo = render.template_argv("helm", RECORD, "modelservice", "ms-q", CHARTS["modelservice"], "/v", "1.33")
     assert repo[-4:] == ["--version", "v0.4.12", "--repo", CHARTS["modelservice"]["repo"]]
+    assert "--insecure-skip-tls-verify" not in argv + pinned + repo
+
+
+def test_template_argv_skips_the_tls_check_only_when_told():
+    argv = render.template_argv("helm", RECORD, "gaie", "gaie-q", CHARTS["gaie"], "/t/v.json", "1.33",
+                                validate_certs=False)
+    assert argv[-1] == "--insecure-skip-tls-verify" and argv.count("--insecure-skip-tls-verify") == 1
 
 
 def test_a_chart_dir_renders_the_carried_archive():

@@ -1,0 +1,34 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""What the action plugins that do their whole job in the playbook's process share (no connection, no module
+process): the options checked against the module's argument spec, then the action's own step."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.plugins.action import ActionBase
+
+
+class ControllerAction(ActionBase):
+    """Subclasses give ``argspec()`` (the module's) and ``act(result, params, task_vars)``, which fills ``result``."""
+
+    TRANSFERS_FILES = False
+    _requires_connection = False
+    _supports_check_mode = True
+    _supports_async = False
+
+    def argspec(self):
+        raise NotImplementedError
+
+    def act(self, result, params, task_vars):
+        raise NotImplementedError
+
+    def run(self, tmp=None, task_vars=None):
+        result = super(ControllerAction, self).run(tmp, task_vars)
+        del tmp  # not used
+        _validation, params = self.validate_argument_spec(argument_spec=self.argspec())
+        self.act(result, params, task_vars or {})
+        return result
