@@ -197,8 +197,29 @@ def is_cached(comp, cache):
     return all((out / "bin" / b).exists() for b in comp.binaries())
 
 
-def build(comp, cache, log_dir):
-    """Build comp into cache/<key>/bin unless a matching build is there."""
+def prepare(comp, cache, log_dir):
+    """Resolve comp's wrapper module and download what it needs (go get): the network part of a build.
+
+    Separate from the compile so that build_all can fetch every uncached component's modules while another
+    compiles (the module cache takes concurrent go commands). Returns the source dir; its output starts the
+    component's build log.
+    """
+    src = cache / comp.key / "src"
+    src.mkdir(parents=True, exist_ok=True)
+    info = mod_download(f"{comp.module}@{comp.version}")
+    (src / "go.mod").write_text(wrapper_gomod(comp, Path(info["GoMod"]).read_text()))
+    (src / "go.sum").touch()
+    with open(log_dir / f"build-{comp.name}.log", "w") as fh:
+        subprocess.run(["go", "get"] + [f"{p}@{comp.version}" for p in comp.packages], cwd=src,
+                       env=go_env(), stdout=fh, stderr=subprocess.STDOUT, check=True)
+    return src
+
+
+def build(comp, cache, log_dir, prepared=None):
+    """Build comp into cache/<key>/bin unless a matching build is there.
+
+    ``prepared``: a future of prepare(comp, ...) already started (build_all's prefetch); else it runs here.
+    """
     if isinstance(comp, LocalGoModule):
         return build_local_module(comp, cache, log_dir)
     out = cache / comp.key
@@ -206,25 +227,17 @@ def build(comp, cache, log_dir):
         log.info(f"{comp.key}: cached")
         return out / "bin"
     started = time.monotonic()
-    src = out / "src"
-    src.mkdir(parents=True, exist_ok=True)
-    info = mod_download(f"{comp.module}@{comp.version}")
-    (src / "go.mod").write_text(wrapper_gomod(comp, Path(info["GoMod"]).read_text()))
-    (src / "go.sum").touch()
     logfile = log_dir / f"build-{comp.name}.log"
     log.info(f"{comp.key}: building (log: {logfile})")
-    with open(logfile, "w") as fh:
-        def run(args):
-            subprocess.run(args, cwd=src, env=go_env(), stdout=fh, stderr=subprocess.STDOUT,
-                           check=True)
-
-        run(["go", "get"] + [f"{p}@{comp.version}" for p in comp.packages])
+    src = prepared.result() if prepared is not None else prepare(comp, cache, log_dir)
+    with open(logfile, "a") as fh:
         bin_dir = out / "bin"
         bin_dir.mkdir(exist_ok=True)
         ldflags = " ".join(("-s", "-w") + comp.ldflags)
         tags = ["-tags", comp.tags] if comp.tags else []
         target = bin_dir / comp.binary if comp.binary else str(bin_dir) + "/"
-        run(["go", "build"] + tags + ["-ldflags", ldflags, "-o", str(target)] + list(comp.packages))
+        subprocess.run(["go", "build"] + tags + ["-ldflags", ldflags, "-o", str(target)] + list(comp.packages),
+                       cwd=src, env=go_env(), stdout=fh, stderr=subprocess.STDOUT, check=True)
     (out / "stamp.json").write_text(_stamp(comp))
     log.info(f"{comp.key}: built in {time.monotonic() - started:.0f}s")
     return out / "bin"

@@ -116,3 +116,45 @@ def test_helm_diff_is_installed_as_the_diff_plugin_and_not_on_path(tmp_path):
     # a second install (every lab up) replaces the link
     build.install_helm_plugin(tmp_path / "plugins", binary, "v3.13.2")
     assert (plugin / "bin" / "diff").is_symlink()
+
+
+FAKE_GO = """#!/bin/sh
+# a stand-in for go that records its calls (the real builds run in lab up)
+echo "$*" >> "$FAKE_GO_CALLS"
+case "$1" in
+  mod) printf '{"Path": "example.com/tool", "GoMod": "%s"}\\n' "$FAKE_GO_MOD" ;;
+  env) echo go1.0 ;;
+  build) while [ "$1" != "-o" ]; do shift; done; mkdir -p "$2"; touch "$2/tool" ;;
+esac
+"""
+
+
+def test_a_prefetched_build_downloads_once_then_compiles_into_the_cache(tmp_path, monkeypatch):
+    """build_all fetches every uncached component's modules (prepare) while others compile; build then only
+    compiles, appends to the same log, and stamps the cache so the next lab up reuses it."""
+    import concurrent.futures
+    fake = tmp_path / "bin" / "go"
+    fake.parent.mkdir()
+    fake.write_text(FAKE_GO)
+    fake.chmod(0o755)
+    gomod = tmp_path / "upstream.mod"
+    gomod.write_text("module example.com/tool\n\ngo 1.24\n")
+    calls = tmp_path / "calls"
+    monkeypatch.setenv("PATH", "%s:/usr/bin:/bin" % fake.parent)
+    monkeypatch.setenv("FAKE_GO_CALLS", str(calls))
+    monkeypatch.setenv("FAKE_GO_MOD", str(gomod))
+    comp = build.GoComponent(name="tool", module="example.com/tool", version="v1.0.0",
+                             packages=("example.com/tool",))
+    cache, logs = tmp_path / "cache", tmp_path / "logs"
+    logs.mkdir()
+    assert not build.is_cached(comp, cache)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        bin_dir = build.build(comp, cache, logs, pool.submit(build.prepare, comp, cache, logs))
+    verbs = [line.split()[0] for line in calls.read_text().splitlines()]
+    assert verbs.count("get") == 1 and verbs.count("build") == 1, verbs
+    assert verbs.index("get") < verbs.index("build"), verbs
+    assert (bin_dir / "tool").exists() and build.is_cached(comp, cache)
+    assert "module lab.local/build/tool" in (cache / comp.key / "src" / "go.mod").read_text()
+    calls.write_text("")
+    assert build.build(comp, cache, logs) == bin_dir  # cached: no go call but the stamp's version
+    assert [line.split()[0] for line in calls.read_text().splitlines()] in ([], ["env"]), calls.read_text()
