@@ -154,10 +154,14 @@ def load_average():
     return "%.1f" % os.getloadavg()[0]
 
 
+EMPTY_PLAY = os.path.join(ROOT, "benchmarks", "empty_play.yml")
+
+
 def playbook(*args, name="site.yml", tree=ROOT):
-    """Run a playbook of ``tree``; return (seconds, changed, slowest tasks, module calls)."""
+    """Run a playbook of ``tree`` (``name`` under its playbooks/, or an absolute path); return (seconds, changed,
+    slowest tasks, module calls)."""
     argv = [os.path.join(os.path.dirname(sys.executable), "ansible-playbook"), "-i", "inventory/lab",
-            "playbooks/" + name] + EXTRA + list(args)
+            os.path.join("playbooks", name)] + EXTRA + list(args)
     calls_file = os.path.join(BENCH_DIR, "module-calls.json")
     os.makedirs(BENCH_DIR, exist_ok=True)
     if os.path.exists(calls_file):
@@ -232,15 +236,20 @@ def main():
                 first, changed_first, slow_first, _calls = playbook(*runs, tree=tree)
                 settled = settle() if opts.settle and not opts.short else 0.0
                 second, changed_second, slow_second, calls = playbook(*runs, tree=tree)
+                # the floor beside it, same tree, same models: a play that does nothing, and the plan alone
+                empty = playbook(name=EMPTY_PLAY, tree=tree)[0]
+                plan = playbook(name="plan.yml", tree=tree)[0]
                 load = "%s-%s" % (load_before, load_average())
                 key = (tree_label, count)
                 noop[key] = min(second, noop.get(key, second))
                 n_calls = calls["calls"] if calls else None
-                rows.append((count, tree_label, first, second, n_calls, load))
+                rows.append((count, tree_label, first, second, n_calls, load, empty, plan))
                 print("%s%s, round %d: first run %.1f s (changed=%d), settled %.1f s later, second run %.1f s "
                       "(changed=%d): second / first = %.2f; %s module calls in the second run; load average %s"
                       % ("" if len(TREES) == 1 else tree_label + ", ", label, round_no, first, changed_first, settled,
                          second, changed_second, second / first, n_calls, load))
+                print("  floor: empty play %.1f s, plan.yml %.1f s: no-op / plan.yml = %.2f, no-op / empty play = %.2f"
+                      % (empty, plan, second / plan, second / empty))
                 for which, slow in (("first", slow_first), ("second", slow_second)):
                     print("  slowest tasks of the %s run: %s" % (which, "; ".join("%.1f s %s" % t for t in slow[:3])))
                 for seconds, task in slow_second[:opts.tasks]:
@@ -259,11 +268,12 @@ def main():
                      if count > low else "")
             print("%sno-op run, %d models: %.1f s, %.2f s per model%s"
                   % ("" if len(TREES) == 1 else tree_label + ": ", count, noop[key], noop[key] / count, extra))
-    print("\n| models | tree | first run | no-op run | no-op / first | module calls (no-op) | load average |")
-    print("|---|---|---|---|---|---|---|")
-    for count, tree_label, first, second, n_calls, load in rows:
-        print("| %s | %s | %.1f s | %.1f s | %.2f | %s | %s |" % (count or "lab", tree_label, first, second,
-                                                                  second / first, n_calls, load))
+    print("\n| models | tree | first run | no-op run | no-op / first | empty play | plan.yml | no-op / plan.yml "
+          "| module calls (no-op) | load average |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for count, tree_label, first, second, n_calls, load, empty, plan in rows:
+        print("| %s | %s | %.1f s | %.1f s | %.2f | %.1f s | %.1f s | %.2f | %s | %s |"
+              % (count or "lab", tree_label, first, second, second / first, empty, plan, second / plan, n_calls, load))
     print("machine: load average %s at the end" % load_average())
 
 

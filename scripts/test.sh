@@ -107,7 +107,7 @@ stage_molecule() {
 BENCHMARKS=(
   "model_pull.py|^ratio pull/curl +[0-9.]+|^ratio verified/curl +[0-9.]+|^ratio HTTP/2 pull/HTTP/1.1 pull +[0-9.]+|^ratio as filed verified/curl +[0-9.]+"
   "model_sync_transfer.py|^push +model_sync .* ratio [0-9.]+ of curl|^pull +oras .* ratio [0-9.]+ of curl"
-  "site_rerun.py|second / first = [0-9.]+"
+  "site_rerun.py|second / first = [0-9.]+|no-op / plan.yml = [0-9.]+"
   "pull_peers.py|^ratio verified/oras-py [0-9.]+|^ratio verified/huggingface_hub [0-9.]+|^ratio verified/faster peer [0-9.]+|^ratio verified/raw blob-to-disk [0-9.]+"
   "bundle_load.py|^ratio load.yml/oras cp [0-9.]+|^ratio modules in-process/oras cp [0-9.]+|^ratio load.yml deep/oras cp [0-9.]+|^load.yml again, everything there: .*nothing sent"
   "artifact_format.py|^ratio sync modelpack/hf-cache [0-9.]+|^ratio pull modelpack/hf-cache [0-9.]+|^same files: both formats' pulls"
