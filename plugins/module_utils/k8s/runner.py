@@ -36,6 +36,11 @@ class PullApiError(Exception):
     """An API call failed; the message names the object."""
 
 
+# The module class run_module builds: AnsibleModule, or (the last one pushed here) the stand-in of a module running in
+# the playbook's process (plugins/plugin_utils/in_process.py, which pushes and pops it around the module's main()).
+MODULE_CLASS = []
+
+
 def run_module(argument_spec, execute, errors=(), before_client=None):
     """Build the module (check mode supported), get kubernetes.core's cached client, ``execute(module, client)``.
 
@@ -43,7 +48,8 @@ def run_module(argument_spec, execute, errors=(), before_client=None):
     that reads nothing). An exception of ``errors`` fails with its message, a CoreException as
     kubernetes.core fails with one.
     """
-    module = AnsibleK8SModule(module_class=AnsibleModule, argument_spec=argument_spec, supports_check_mode=True)
+    module = AnsibleK8SModule(module_class=MODULE_CLASS[-1] if MODULE_CLASS else AnsibleModule,
+                              argument_spec=argument_spec, supports_check_mode=True)
     if before_client is not None:
         before_client(module)
     try:
