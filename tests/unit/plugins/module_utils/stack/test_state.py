@@ -68,8 +68,8 @@ def test_a_claim_without_a_verified_pull_fails_naming_the_model_and_the_fix(recs
             "playbooks/cache.yml for the claim state.")
     assert state.claim_problems([rec], [claim(rec)]) == [line]          # a claim without the annotation
     assert state.claim_problems([rec], []) == [line]                    # no claim at all
-    assert state.claim_problems([rec], [dict(claim(rec), metadata={"name": rec["storage"]["pvc"],
-                                                                    "namespace": rec["namespace"]})]) == [line]
+    bare = {"metadata": {"name": rec["storage"]["pvc"], "namespace": rec["namespace"]}}
+    assert state.claim_problems([rec], [bare]) == [line]                # no annotations at all
     # another model's claim of the same name in another namespace is not this one's
     elsewhere = pulled(rec)
     elsewhere["metadata"]["namespace"] = "elsewhere"
