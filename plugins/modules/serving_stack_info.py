@@ -9,30 +9,70 @@ __metaclass__ = type
 
 DOCUMENTATION = r"""
 module: serving_stack_info
-short_description: Read what the serving stacks of all models have on the cluster, in one call
+short_description: Read the serving stacks of all models on the cluster once and say what to deploy, apply and remove
 version_added: 0.1.0
 author: ai_platform.serving contributors (@ai-platform)
 description:
-  - The read M(ai_platform.serving.serving_stack) (the role) makes before it changes anything, for every model at once,
-    so that a re-run with nothing to change makes this one call and no helm, apply or removal call.
-  - Runs C(helm version) once (RV(helm)) and C(helm list) of every release once (RV(releases)), lists the release-digest ConfigMaps once
-    (RV(digest_maps)), lists the model claims once (RV(claims), RV(prune_due)), and reads each object of O(objects)
-    and O(retired) (RV(apply), RV(remove)).
-  - An object of O(objects) is due for the apply when it is missing or lacks a field its definition sets, with the
-    same value (fields the server adds do not count); a field edited on the cluster makes it due again.
+  - The one read M(ai_platform.serving.serving_stack) (the role) makes before it changes anything, for every model at
+    once, and the decisions on it, so that the role only applies ready lists and a re-run with nothing to change makes
+    this one call and no helm, apply or removal call.
+  - Runs C(helm version) once (RV(helm)) and C(helm list) of every release once, lists the release-digest ConfigMaps
+    once, lists the model claims once, reads each object the stacks of O(specs) apply or retire and, in check mode,
+    lists the namespaces.
+  - Fails, except in check mode, for the Harbor-sourced models without a result in O(storage_results) whose claim holds
+    no verified pull (no digest annotation) or another artifact than the plan's (its repository, and its digest when
+    C(harborRef) pins one), one line per model.
+  - Stamps the digest each model's claim holds (O(storage_results) first) on its pod templates, so that a new pull rolls
+    the serving pods; then decides which releases go to Helm from the digest recorded for each (chart, values with the
+    chart mark, and the digest of O(post_renderer)'s file for llm-d-infra) - module_utils/stack/release_digest.py.
+  - The live records are every record, or in check mode those whose namespace exists (nothing can be dry-run in a
+    namespace that does not exist); RV(releases), RV(repairs), RV(gateways), RV(apply), RV(remove), RV(prune) and
+    RV(endpoints) hold only theirs, RV(render) every record's.
+  - An object is due for the apply when it is missing or lacks a field its definition sets, with the same value (fields
+    the server adds do not count); a field edited on the cluster makes it due again.
   - Changes nothing, in check mode too.
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
   - ai_platform.serving.read_only
 options:
+  records:
+    description: Plan records (M(ai_platform.serving.model_plan)).
+    type: list
+    elements: dict
+    required: true
+    version_added: 0.1.0
+  specs:
+    description: Slug to the stack spec of each record (its C(values) per chart key, C(objects), C(routing), C(stale),
+      C(endpoint)).
+    type: dict
+    required: true
+    version_added: 0.1.0
+  charts:
+    description: C(infra), C(gaie), C(modelservice) to their C(ref), C(repo), C(version), as the releases install them.
+    type: dict
+    required: true
+    version_added: 0.1.0
+  storage_results:
+    description:
+      - Per slug, what model_storage pulled in this play (its C(model_storage_results)); such a model's claim is not
+        checked and its C(digest) is the one stamped.
+    type: dict
+    default: {}
+    version_added: 0.1.0
   helm_binary:
     description: The helm executable (a name on PATH or a path), Helm 3 or Helm 4 (RV(helm)).
     type: str
     default: helm
+  helm_timeout:
+    description: The C(--timeout) of the repair calls (RV(repairs)), a Go duration.
+    type: str
+    default: 10m0s
+    version_added: 0.1.0
   post_renderer:
     description:
-      - The post-renderer program the releases of the caller run, as a path; RV(post_renderer) then says how each Helm
-        call gives it to the Helm found (Helm 3 takes the path, Helm 4 the plugin in O(post_renderer_plugins)).
+      - The post-renderer program of the llm-d-infra releases, as a path; its file's digest goes into their release
+        digest, and RV(post_renderer) says how each Helm call gives it to the Helm found (Helm 3 takes the path,
+        Helm 4 the plugin in O(post_renderer_plugins)).
     type: path
     version_added: 0.1.0
   post_renderer_plugins:
@@ -41,28 +81,10 @@ options:
         (C(aips-gateway-placement)); put first on C(HELM_PLUGINS) for Helm 4 calls.
     type: path
     version_added: 0.1.0
-  claim_records:
-    description: Plan records (storage mode C(harbor)) whose claim to return in RV(claims).
-    type: list
-    elements: dict
-    default: []
-  prune_records:
-    description: Plan records (storage mode C(harbor)) whose claim may keep more revisions than O(keep) (RV(prune_due)).
-    type: list
-    elements: dict
-    default: []
   keep:
     description: Revisions a claim keeps beside the served one, as given to M(ai_platform.serving.model_revisions).
     type: int
     default: 1
-  objects:
-    description: Per model slug, the object definitions serving_stack applies (state present).
-    type: dict
-    default: {}
-  retired:
-    description: Per model slug, the objects serving_stack removes when they exist (only kind, name, namespace are read).
-    type: dict
-    default: {}
 requirements:
   - kubernetes >= 24.2.0
   - helm (the binary)
@@ -71,13 +93,15 @@ requirements:
 EXAMPLES = r"""
 - name: Read the serving state of every model
   ai_platform.serving.serving_stack_info:
-    claim_records: "{{ aips_plan | selectattr('storage.mode', 'equalto', 'harbor') | list }}"
-    objects: "{{ {'qwen3-0-6b': [route_definition]} }}"
+    records: "{{ aips_plan }}"
+    specs: "{{ stack_specs }}"
+    charts: "{{ aips_plan_artifacts.charts }}"
+    storage_results: "{{ model_storage_results | default({}) }}"
   register: state
 
 - name: Apply only the objects that are missing or differ
   kubernetes.core.k8s:
-    definition: "{{ state.apply.values() | flatten }}"
+    definition: "{{ state.apply }}"
   when: state.apply | length > 0
 """
 
@@ -100,46 +124,74 @@ post_renderer:
   returned: when O(post_renderer) is given
   type: dict
   sample: {"arg": "aips-gateway-placement", "env": {"HELM_PLUGINS": "/roles/serving_stack/files/helm4-plugins:/root/.local/share/helm/plugins"}}
+render:
+  description:
+    - The releases of every record that go to Helm (a recorded digest that does not match, a release not deployed), in
+      chart order, as RV(releases) holds them; the input of M(ai_platform.serving.serving_stack_render).
+  returned: always
+  type: list
+  elements: dict
 releases:
-  description: The parsed output of C(helm list --all-namespaces --all --output json) (Helm 4 - without C(--all)).
+  description:
+    - Per chart key (C(infra), C(gaie), C(modelservice)), the live records' releases that go to Helm, each with
+      C(slug), C(model), C(namespace), C(name) (the release), C(chart), C(ref), C(repo), C(version), C(values) (with
+      the chart mark C(global.aipsChartMark)), the M(kubernetes.core.helm) options of its state (C(force) or
+      C(server_side), from RV(helm)'s C(apply); a failed or pending release is forced), C(post_renderer) (llm-d-infra),
+      C(label), C(failure) (the model, chart and namespace a failure line starts with), C(digest) and C(record) (the
+      release digest and the metadata of the ConfigMap it is recorded in after the deploy, with the revision Helm
+      deployed).
+  returned: always
+  type: dict
+repairs:
+  description: The helm calls (C(argv), C(label)) that roll back a release an interrupted run left pending, or
+    uninstall a failed or pending first install (module_utils/stack/helm_repair.py).
   returned: always
   type: list
   elements: dict
-digest_maps:
-  description: The release-digest ConfigMaps (the input of the release_plan filter).
+gateways:
+  description: The gateway ExternalName Services of the live records that are missing or differ on the cluster.
   returned: always
   type: list
   elements: dict
-claims:
-  description: One entry per O(claim_records) record, as a looped M(kubernetes.core.k8s_info)'s results - the record
-    as C(item), its claim (or nothing) in C(resources) - for the filters unpulled_models, claims_off_plan and
-    stamp_served_digests.
+apply:
+  description: Every object of the live records' stacks (gateway Services, HTTPRoutes, embeddings Services) missing or
+    different on the cluster.
   returned: always
   type: list
   elements: dict
-prune_due:
-  description: Slugs of O(prune_records) whose claim keeps more than the served revision plus O(keep).
+remove:
+  description: The retired objects of the live records that exist on the cluster.
+  returned: always
+  type: list
+  elements: dict
+prune:
+  description: The live records whose claim keeps more than the served revision plus O(keep).
+  returned: always
+  type: list
+  elements: dict
+endpoints:
+  description: Per live slug, how clients reach the model (C(namespace), C(kind), C(name), C(endpoint)).
+  returned: always
+  type: dict
+unchanged:
+  description: C(namespace/release) of the live records' releases whose recorded digest matches (no helm call).
   returned: always
   type: list
   elements: str
-apply:
-  description: Per slug, the definitions of O(objects) that are missing or differ on the cluster (slugs with none are
-    left out).
+problems:
+  description: The claims that hold no verified pull or another artifact than the plan's, one line per model (the
+    module fails with them, except in check mode).
   returned: always
-  type: dict
-remove:
-  description: Per slug, the definitions of O(retired) whose object exists.
-  returned: always
-  type: dict
+  type: list
+  elements: str
 """
 
 import json
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
-from ansible_collections.ai_platform.serving.plugins.module_utils.stack import helm_compat, live_state
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import helm_compat, live_state, state
 from ansible_collections.ai_platform.serving.plugins.module_utils.k8s.runner import _dict, run_module
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage.revisions import plan_prunes
 
 try:
     from kubernetes.dynamic.exceptions import NotFoundError, ResourceNotFoundError
@@ -149,14 +201,15 @@ except ImportError:  # handled by AnsibleK8SModule's requirement check
 
 def argspec():
     return k8s_auth_argspec(
+        records=dict(type="list", elements="dict", required=True),
+        specs=dict(type="dict", required=True),
+        charts=dict(type="dict", required=True),
+        storage_results=dict(type="dict", default={}),
         helm_binary=dict(type="str", default="helm"),
+        helm_timeout=dict(type="str", default="10m0s"),
         post_renderer=dict(type="path"),
         post_renderer_plugins=dict(type="path"),
-        claim_records=dict(type="list", elements="dict", default=[]),
-        prune_records=dict(type="list", elements="dict", default=[]),
         keep=dict(type="int", default=1),
-        objects=dict(type="dict", default={}),
-        retired=dict(type="dict", default={}),
     )
 
 
@@ -233,27 +286,61 @@ def model_claims(client, records):
     return claims
 
 
-def execute_module(module, client):
+def namespace_names(client):
+    """The names of the namespaces on the cluster (one list)."""
+    return [(item.get("metadata") or {}).get("name")
+            for item in (_dict(client.get(client.resource("Namespace", "v1"))) or {}).get("items") or []]
+
+
+def file_digest(module, path):
+    """The digest of the post-renderer's file (it goes into the llm-d-infra release digest)."""
+    if not path:
+        return ""
+    try:
+        with open(path, "rb") as handle:
+            return state.file_digest(handle.read().decode("utf-8"))
+    except (IOError, OSError, UnicodeDecodeError) as exc:
+        module.fail_json(msg="post_renderer %s cannot be read: %s. Fix: give the path of "
+                         "roles/serving_stack/files/gateway_placement.py." % (path, exc))
+
+
+def check_input(module):
     params = module.params
     if params["keep"] < 0:
         module.fail_json(msg="keep is %d: give the number of revisions to keep beside the served one (0 or more)"
                          % params["keep"])
-    records = params["claim_records"] + [r for r in params["prune_records"] if r not in params["claim_records"]]
-    claims = model_claims(client, records)
-    objects = params["objects"] or {}
-    retired = params["retired"] or {}
-    live = live_objects(client, [d for group in (objects, retired) for ds in group.values() for d in ds or []])
+    for record in params["records"]:
+        if not isinstance(record.get("names"), dict) or not record.get("slug") or not record.get("namespace"):
+            module.fail_json(msg="records: each must be a plan record with slug, namespace and names (the model_plan "
+                             "result), got %r" % (record,))
+        if not isinstance((params["specs"] or {}).get(record["slug"]), dict):
+            module.fail_json(msg="specs: %s has no stack spec (the values step computes one per record)"
+                             % record["slug"])
+
+
+def execute_module(module, client):
+    check_input(module)
+    params = module.params
+    records, specs = params["records"], params["specs"]
     facts = helm_facts(module)
-    module.exit_json(
-        changed=False,
-        releases=helm_releases(module, facts["helm"]["major"]),
+    namespaces = namespace_names(client) if module.check_mode else None
+    objects, retired = state.stack_objects(dict((r["slug"], specs[r["slug"]])
+                                                for r in state.live_records(records, namespaces)))
+    read = dict(
+        helm_list=helm_releases(module, facts["helm"]["major"]),
         digest_maps=selected(client, "ConfigMap", "v1", "release_digests"),
-        claims=live_state.claim_results(params["claim_records"], claims),
-        prune_due=[record["slug"] for record, _a, _k, _d in plan_prunes(params["prune_records"], claims, params["keep"])],
-        apply=live_state.objects_to_apply(objects, live),
-        remove=live_state.objects_to_remove(retired, live),
-        **facts
+        claims=model_claims(client, state.harbor_records(records)),
+        live=live_objects(client, [d for group in (objects, retired) for ds in group.values() for d in ds]),
+        namespaces=namespaces,
+        apply_options=facts["helm"]["apply"],
     )
+    result = state.decide(records, specs, params["charts"], read, params["storage_results"], params["keep"],
+                          (facts.get("post_renderer") or {}).get("arg"), file_digest(module, params["post_renderer"]),
+                          params["helm_timeout"], params["helm_binary"], params["kubeconfig"])
+    result.update(facts)
+    if result["problems"] and not module.check_mode:
+        module.fail_json(msg="\n".join(result["problems"]), **result)
+    module.exit_json(changed=False, **result)
 
 
 def main():

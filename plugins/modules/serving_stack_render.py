@@ -13,9 +13,10 @@ short_description: Render the models' Helm releases with the pinned charts and c
 version_added: 0.1.0
 author: ai_platform.serving contributors (@ai-platform)
 description:
-  - Renders, in one call, every release of O(records) (or those O(select) names) with C(helm template), the chart
-    settings O(charts) (or the carried archives of O(chart_dir)), the values of O(specs) with O(marks) merged in, and
-    for llm-d-infra the O(post_renderer), as the role M(ai_platform.serving.serving_stack) installs them.
+  - Renders, in one call, every release of O(records) (or those O(select) names, or the release items of O(releases))
+    with C(helm template), the chart settings O(charts) (or the carried archives of O(chart_dir)), the values of O(specs)
+    with O(marks) merged in (or those of O(releases)), and for llm-d-infra the O(post_renderer), as the role
+    M(ai_platform.serving.serving_stack) installs them.
   - A release that does not render fails the module, per model, chart and version with Helm's own error, so nothing
     is installed.
   - Checks every rendered pod spec against the Pod Security level the model namespaces enforce (O(pod_security))
@@ -35,9 +36,17 @@ options:
     elements: dict
     required: true
   specs:
-    description: Slug to the stack spec (the stack_specs filter); its C(values) per chart key are rendered.
+    description:
+      - Slug to the stack spec (the stack_specs filter); its C(values) per chart key are rendered.
+      - Required unless O(releases) is given.
     type: dict
-    required: true
+  releases:
+    description:
+      - The releases to render as M(ai_platform.serving.serving_stack_info) returns them (its C(render)), each with
+        C(slug), C(chart), C(name) and C(values) (the chart mark merged in); instead of O(specs), O(select) and O(marks).
+    type: list
+    elements: dict
+    version_added: 0.1.0
   charts:
     description: C(infra), C(gaie), C(modelservice) to their C(ref), C(repo), C(version), as the releases install them.
     type: dict
@@ -117,13 +126,11 @@ requirements:
 """
 
 EXAMPLES = r"""
-- name: Render and check the releases that go to Helm
+- name: Render and check the releases that go to Helm (serving_stack_info's render)
   ai_platform.serving.serving_stack_render:
     records: "{{ aips_plan }}"
-    specs: "{{ serving_stack__specs }}"
-    charts: "{{ serving_stack__charts }}"
-    select: "{{ release_plan.deploy }}"
-    marks: "{{ release_plan.marks }}"
+    charts: "{{ aips_plan_artifacts.charts }}"
+    releases: "{{ state.render }}"
     post_renderer: "{{ role_path }}/files/gateway_placement.py"
     python: "{{ ansible_playbook_python }}"
     pod_security: "{{ aips_pod_security }}"
@@ -194,7 +201,8 @@ except ImportError:  # handled by AnsibleK8SModule's requirement check
 def argspec():
     return k8s_auth_argspec(
         records=dict(type="list", elements="dict", required=True),
-        specs=dict(type="dict", required=True),
+        specs=dict(type="dict"),
+        releases=dict(type="list", elements="dict"),
         charts=dict(type="dict", required=True),
         select=dict(type="dict"),
         marks=dict(type="dict", default={}),
@@ -246,7 +254,15 @@ def post_renderer(module, env):
 def render_all(module, kube_version):
     """``(rendered {slug: {chart: docs}}, texts, failures)`` of the selected releases."""
     params = module.params
-    jobs = render.releases(params["records"], params["specs"], params["select"], params["marks"])
+    if params["releases"] is not None:
+        try:
+            jobs = render.release_jobs(params["records"], params["releases"])
+        except (KeyError, ValueError) as exc:
+            module.fail_json(msg="releases: %s" % exc)
+    elif params["specs"] is None:
+        module.fail_json(msg="give specs (every release of the records) or releases (serving_stack_info's render)")
+    else:
+        jobs = render.releases(params["records"], params["specs"], params["select"], params["marks"])
     env = _environment(params)
     renderer, renderer_env = post_renderer(module, env) if jobs else (None, {})
     env.update(renderer_env)

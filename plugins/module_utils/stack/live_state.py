@@ -11,8 +11,9 @@ are here (unit-tested on fixtures):
   go to the apply task, so a re-run with nothing to change makes no apply call; a field someone edited on
   the cluster is still put back (it differs).
 - ``objects_to_apply`` / ``objects_to_remove``: per slug, the definitions that need the apply or the removal.
-- ``claim_results``: the claims in the shape of a looped ``k8s_info``'s results (the record as ``item``,
-  the claim in ``resources``), which the filters unpulled_models, claims_off_plan and stamp_served_digests take.
+- ``claims_by_key`` / ``missing_claims``: the claims read by label, and the records whose claim must be read by name.
+
+What serving_stack does with all of it is decided in ``state.py``.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -82,17 +83,6 @@ def claims_by_key(claims):
     """{namespace/name: claim} of a list of PersistentVolumeClaims."""
     return dict((claim_key((c.get("metadata") or {}).get("namespace"), (c.get("metadata") or {}).get("name")), c)
                 for c in claims or [])
-
-
-def claim_results(records, claims):
-    """One entry per record, in the shape of a looped k8s_info's results: ``item`` the record, ``resources``
-    its claim (``records[].storage.pvc`` in ``records[].namespace``) or nothing."""
-    index = claims_by_key(claims)
-    results = []
-    for record in records or []:
-        claim = index.get(claim_key(record.get("namespace"), (record.get("storage") or {}).get("pvc")))
-        results.append({"item": record, "resources": [claim] if claim is not None else []})
-    return results
 
 
 def missing_claims(records, claims):

@@ -106,7 +106,9 @@ def release_plan(records, specs, charts, helm_list, configmaps, extras=None):
 def record_definitions(records, plan, helm_list, configmaps):
     """The release-digest ConfigMaps to write after a deploy: one per model whose record changes.
 
-    A release gets an entry only when Helm lists it ``deployed``; the revision is the one Helm lists now.
+    A release gets an entry only when Helm lists it ``deployed``; the revision is the one Helm lists now. The role
+    writes the same entries key by key, from each ``kubernetes.core.helm`` result (roles/serving_stack/tasks/release.yml,
+    so that ``helm list`` runs once per run); this builds what a deploy wrote, for the tests and for tools.
     """
     live = releases(helm_list)
     done = recorded(configmaps)

@@ -48,6 +48,19 @@ def releases(records, specs, select=None, marks=None):
     return found
 
 
+def release_jobs(records, items):
+    """``[(record, chart, release name, values)]`` of release items (serving_stack_info's ``render``: ``slug``,
+    ``chart``, ``name``, ``values`` with the chart mark merged in already)."""
+    by_slug = dict((record["slug"], record) for record in records or [])
+    jobs = []
+    for item in items or []:
+        if item.get("slug") not in by_slug:
+            raise ValueError("release %s of chart %s names the model %s, which is not among the records"
+                             % (item.get("name"), item.get("chart"), item.get("slug")))
+        jobs.append((by_slug[item["slug"]], item["chart"], item["name"], item.get("values") or {}))
+    return jobs
+
+
 def chart_source(chart, chart_dir=None):
     """``(chart argument, extra helm args)`` of one chart setting ({ref, repo, version})."""
     chart = chart or {}

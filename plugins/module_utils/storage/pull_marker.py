@@ -179,12 +179,6 @@ def annotations_marker(annotations):
     return parsed
 
 
-def looked_up_claim_annotations(result):
-    """The annotations of the claim a k8s_info loop result found; {} when it found none."""
-    claims = (result or {}).get("resources") or []
-    return ((claims[0].get("metadata") or {}).get("annotations") or {}) if claims else {}
-
-
 def claim_pull_record(pvc):
     """What a claim records of its pull, by marker field (``digest``, ``pulled_at``, ...), plus its ``slug``
     label; a field the claim does not carry is left out (the cache listing)."""

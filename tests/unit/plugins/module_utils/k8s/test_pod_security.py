@@ -125,44 +125,6 @@ def test_claim_users_ignores_finished_pods_and_the_collections_jobs():
     assert claims.claim_users(pods, "e-model", skip_jobs=("e-model-pull",)) == ["ns/decode-1"]
 
 
-def claim_result(record, annotations):
-    return {"item": record, "resources": [{"metadata": {"annotations": annotations}}]}
-
-
-def test_serving_gate_wants_the_planned_artifact_not_any_pull(record):
-    from ansible_collections.ai_platform.serving.plugins.filter.claim_gate import claims_off_plan
-    planned = "harbor.harbor.svc.cluster.local/ai-models/e"
-    ok = {"ai-platform.serving/digest": DIGEST, "ai-platform.serving/reference": planned + "@" + DIGEST}
-    assert claims_off_plan([claim_result(record, ok)]) == []
-    assert claims_off_plan([claim_result(record, {})]) == []          # nothing pulled: unpulled_models says so
-    other = {"ai-platform.serving/digest": DIGEST,
-             "ai-platform.serving/reference": "harbor.harbor.svc.cluster.local/ai-models/other@" + DIGEST}
-    problems = claims_off_plan([claim_result(record, other)])
-    assert len(problems) == 1 and "E: its claim holds harbor.harbor.svc.cluster.local/ai-models/other" in problems[0]
-    pinned = dict(record, storage=dict(record["storage"], oci=dict(record["storage"]["oci"], digest="sha256:" + "b" * 64)))
-    problems = claims_off_plan([claim_result(pinned, ok)])
-    assert len(problems) == 1 and "but the plan pins sha256:bbbb" in problems[0] and "Fix: run model_storage" in problems[0]
-
-
-def test_helm_repairs_undo_only_what_blocks_an_upgrade(record):
-    from ansible_collections.ai_platform.serving.plugins.filter.claim_gate import helm_repairs
-    ns = record["namespace"]
-
-    def release(name, status, revision, namespace=ns):
-        return {"name": name, "namespace": namespace, "status": status, "revision": str(revision)}
-    listing = [release("infra-e", "deployed", 3), release("gaie-e", "pending-upgrade", 4),
-               release("ms-e", "pending-install", 1), release("ms-e", "failed", 1, namespace="elsewhere"),
-               release("unrelated", "pending-upgrade", 2)]
-    found = helm_repairs(listing, [record], "4m0s")
-    assert [(r["name"], r["action"]) for r in found] == [("gaie-e", "rollback"), ("ms-e", "uninstall")]
-    assert found[0]["args"] == ["rollback", "gaie-e", "--namespace", ns, "--wait", "--timeout", "4m0s"]
-    assert found[1]["args"][:2] == ["uninstall", "ms-e"]
-    failed_first = helm_repairs([release("ms-e", "failed", 1)], [record])
-    assert [r["action"] for r in failed_first] == ["uninstall"]
-    # a failed upgrade (revision > 1) is left to the forced upgrade
-    assert helm_repairs([release("ms-e", "failed", 2), release("infra-e", "superseded", 1)], [record]) == []
-
-
 def test_namespace_definitions_one_per_namespace_with_labels():
     records = [{"namespace": "llm-d-a"}, {"namespace": "shared"}, {"namespace": "shared"}]
     defs = namespaces.definitions(records, ps.namespace_labels({"enforce": "baseline"}))

@@ -80,10 +80,9 @@ def claim(namespace, name, annotations=None):
     return {"metadata": {"namespace": namespace, "name": name, "annotations": annotations or {}}}
 
 
-def test_claim_results_have_the_shape_of_a_k8s_info_loop():
+def test_claims_not_found_by_label_are_read_by_name():
     records = [record("a", "llm-a"), record("b", "llm-b")]
     found = claim("llm-a", "a-model", {"ai-platform.serving/digest": "sha256:" + "1" * 64})
     other_namespace = claim("llm-x", "b-model")
-    results = ls.claim_results(records, [found, other_namespace])
-    assert results == [{"item": records[0], "resources": [found]}, {"item": records[1], "resources": []}]
+    assert sorted(ls.claims_by_key([found, other_namespace])) == ["llm-a/a-model", "llm-x/b-model"]
     assert ls.missing_claims(records, [found, other_namespace]) == [records[1]]

@@ -1,6 +1,5 @@
 """Which releases a run sends to Helm: the digest recorded per release against the one computed now."""
 
-from ansible_collections.ai_platform.serving.plugins.filter import serving_stack as filters
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import release_digest
 
@@ -101,19 +100,6 @@ def test_digest_is_order_independent():
     assert (release_digest.values_digest(CHARTS["gaie"], {"a": 1, "b": {"c": 2, "d": 3}})
             == release_digest.values_digest(CHARTS["gaie"], {"b": {"d": 3, "c": 2}, "a": 1}))
     assert release_digest.values_digest(CHARTS["gaie"], {"a": 1}) != release_digest.values_digest(CHARTS["gaie"], {"a": 2})
-
-
-def test_filters_wrap_the_logic_and_name_bad_input():
-    records = [record("a")]
-    plan = filters.release_plan(records, {"a": spec()}, CHARTS, [], [])
-    assert plan["deploy"]["infra"] == ["a"]
-    assert filters.release_digest_records(records, plan, helm_list(records), [])[0]["data"]
-    import pytest
-    from ansible.errors import AnsibleFilterError
-    with pytest.raises(AnsibleFilterError, match="release_plan"):
-        filters.release_plan(records, {}, CHARTS, [], [])
-    with pytest.raises(AnsibleFilterError, match="release_plan"):
-        filters.release_plan([{"slug": "x"}], {}, CHARTS, [], [])
 
 
 def test_the_chart_mark_changes_with_the_chart_or_post_renderer_and_not_with_the_values():

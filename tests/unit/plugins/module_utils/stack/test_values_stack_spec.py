@@ -279,76 +279,26 @@ def test_pull_secret_content():
     assert base64.b64decode(entry["auth"]).decode() == "robot$u:s3cret"
 
 
-def test_every_model_in_one_step_is_each_model_alone_and_its_endpoint(recs):
-    """stack_specs (one task for all models in the role) gives what stack_spec gives for each record, and
-    serving_endpoints what the role publishes as serving_stack_results."""
+def test_every_model_in_one_step_is_each_model_alone(recs):
+    """stack_specs (one task for all models in the role) gives what stack_spec gives for each record (the endpoints
+    serving_stack publishes from them: test_state.py)."""
     ordered = [recs[slug] for slug in sorted(recs)]
     settings = {"cluster_domain": "cluster.local", "embeddings_port": 8200}
     specs = flt.stack_specs(ordered, [values(r, "gaie") for r in ordered], [values(r, "ms") for r in ordered], settings)
     assert specs == dict((r["slug"], flt.stack_spec(r, values(r, "gaie"), values(r, "ms"), settings)) for r in ordered)
-    endpoints = flt.serving_endpoints(ordered, specs)
-    assert endpoints["qwen3-0-6b-rke2"] == {
-        "namespace": "llm-d-qwen3-0-6b-rke2", "kind": "HTTPRoute", "name": "llm-d-qwen3-0-6b-rke2",
-        "endpoint": specs["qwen3-0-6b-rke2"]["endpoint"]}
-    assert endpoints["all-minilm-l6-v2-rke2"]["kind"] == "Service"
-    assert endpoints["all-minilm-l6-v2-rke2"]["endpoint"].endswith(":8200")
     with pytest.raises(AnsibleFilterError, match="2 records but 1 gaie"):
         flt.stack_specs(ordered, [{}], [{}, {}])
-    with pytest.raises(AnsibleFilterError, match="all-MiniLM-L6-v2-rke2 has no stack spec"):
-        flt.serving_endpoints(ordered, {})
     with pytest.raises(AnsibleFilterError, match="ms_values of Qwen3-0.6B-rke2 must be a mapping"):
         flt.stack_specs(ordered, [{}, {}], [{}, "not a mapping"])
 
 
 def test_filters(recs):
     rec = recs["all-minilm-l6-v2-rke2"]
-    assert sorted(flt.FilterModule().filters()) == [
-        "helm_failure", "release_digest_records", "release_plan", "serving_endpoints", "stack_spec",
-        "stack_specs", "stamp_served_digests", "unpulled_models"]
+    assert sorted(flt.FilterModule().filters()) == ["stack_spec", "stack_specs"]
     with pytest.raises(AnsibleFilterError, match="must be a mapping"):
         flt.stack_spec(rec, ["not", "a", "dict"])
     with pytest.raises(AnsibleFilterError, match="model_plan record"):
         flt.stack_spec({"name": "x"})
-    pulled = {"item": rec, "resources": [{"metadata": {"annotations": {sv.PULLED_DIGEST_ANNOTATION: "sha256:1"}}}]}
-    empty = {"item": rec, "resources": [{"metadata": {}}]}
-    missing = {"item": rec, "resources": []}
-    assert flt.unpulled_models([pulled, empty, missing]) == ["all-MiniLM-L6-v2-rke2"] * 2
-    line = flt.helm_failure({"item": rec, "msg": "x", "stderr": "Error: timed out waiting\n"}, "gaie",
-                            {"ref": "oci://r/inferencepool", "version": "v1.2.0"})
-    assert line == ("all-MiniLM-L6-v2-rke2: chart gaie (oci://r/inferencepool v1.2.0) failed in namespace "
-                    "llm-d-all-minilm-l6-v2-rke2: Error: timed out waiting")
-    # an OCI chart: helm's progress lines before the error are left out
-    pulled_first = {"item": rec, "stderr": "Pulled: r/inferencepool:v1.2.0\nDigest: sha256:b4\nError: execution error"}
-    assert flt.helm_failure(pulled_first, "gaie", {"ref": "oci://r/inferencepool", "version": "v1.2.0"}).endswith(
-        "llm-d-all-minilm-l6-v2-rke2: Error: execution error")
-
-
-DIGEST_V1 = "sha256:" + "1" * 64
-DIGEST_V2 = "sha256:" + "2" * 64
-
-
-def claim_result(record, digest):
-    annotations = {sv.PULLED_DIGEST_ANNOTATION: digest} if digest else {}
-    return {"item": record, "resources": [{"metadata": {"annotations": annotations}}]}
-
-
-def test_the_served_digest_goes_on_the_pod_templates_so_a_new_pull_rolls_them(recs):
-    slug = "all-minilm-l6-v2-rke2"
-    specs = {slug: spec(recs[slug])}
-    specs[slug]["values"]["modelservice"]["decode"]["podAnnotations"] = {"team": "search"}
-    from_claim = flt.stamp_served_digests(specs, {}, [claim_result(recs[slug], DIGEST_V1)])
-    decode = from_claim[slug]["values"]["modelservice"]["decode"]
-    assert decode["podAnnotations"] == {"team": "search", "ai-platform.serving/served-digest": DIGEST_V1}
-    assert "podAnnotations" not in specs[slug]["values"]["modelservice"].get("prefill", {}) or \
-        specs[slug]["values"]["modelservice"]["prefill"].get("create") is False
-    # model_storage's result in this play wins over the (older) annotation: the new pull rolls the pods
-    pulled = flt.stamp_served_digests(specs, {slug: {"digest": DIGEST_V2}}, [claim_result(recs[slug], DIGEST_V1)])
-    assert pulled[slug]["values"]["modelservice"]["decode"]["podAnnotations"][sv.SERVED_DIGEST_ANNOTATION] == DIGEST_V2
-    # no known digest: the values stay as they are; the input is never changed in place
-    assert flt.stamp_served_digests(specs, {}, [claim_result(recs[slug], None)]) == specs
-    assert specs[slug]["values"]["modelservice"]["decode"]["podAnnotations"] == {"team": "search"}
-    with pytest.raises(AnsibleFilterError):
-        flt.stamp_served_digests([], {}, [])
 
 
 # --- pinned deploys: the lock file's images rewritten to @sha256: in the rendered values -------------------

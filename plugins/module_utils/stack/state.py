@@ -1,0 +1,223 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What serving_stack does on the cluster, decided in one place from one read (the module serving_stack_info).
+
+The module reads the cluster once (``helm version``, one ``helm list``, the release-digest ConfigMaps, the model
+claims, the objects the stacks apply or remove, in check mode the namespaces); :func:`decide` turns that read, the
+plan records, their stack specs and the charts into ready lists the role only applies:
+
+- ``problems``: models whose claim holds no verified pull, or another artifact than the plan's (the module fails
+  with them, except in check mode);
+- ``render``: every release that goes to Helm, of every record (serving_stack_render renders them before any
+  change);
+- ``repairs``, ``releases`` (per chart), ``gateways``, ``apply``, ``remove``, ``prune``, ``endpoints``: what the
+  role does for the *live* records (all records; in check mode those whose namespace exists already, since
+  nothing can be dry-run in a namespace that does not exist).
+
+Each release item carries what its ``kubernetes.core.helm`` call takes and what records it afterwards (the
+release digest and its ConfigMap's metadata). Pure functions, unit-tested on fixtures.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import hashlib
+
+from ansible_collections.ai_platform.serving.plugins.module_utils import naming
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import helm_repair, live_state, release_digest
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values as stack_values
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack.render import merged
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims as storage_claims
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage.revisions import plan_prunes
+
+STORAGE_HARBOR = "harbor"
+UNPULLED = ("%s: its claim holds no verified pull (no model_storage result in this play, no digest annotation on the "
+            "claim). Fix: run model_storage first (site.yml --tags storage) and see playbooks/cache.yml for the claim "
+            "state.")
+
+
+def _name(record):
+    return record.get("name") or record.get("slug") or "?"
+
+
+def harbor_records(records):
+    """The records pulled from Harbor (their claims are the collection's)."""
+    return [r for r in records or [] if (r.get("storage") or {}).get("mode") == STORAGE_HARBOR]
+
+
+def claim_records(records, storage_results):
+    """Harbor records without a model_storage result in this play: their claim must hold a verified pull."""
+    return [r for r in harbor_records(records) if r.get("slug") not in (storage_results or {})]
+
+
+def _claim_annotations(record, index):
+    claim = index.get(live_state.claim_key(record.get("namespace"), (record.get("storage") or {}).get("pvc")))
+    return ((claim or {}).get("metadata") or {}).get("annotations") or {}
+
+
+def claim_problems(records, claims):
+    """One message per record of ``records`` whose claim carries no pulled digest, then one per record whose claim
+    records a pull of another artifact than the plan's (storage/claims.py:claim_plan_problem)."""
+    index = live_state.claims_by_key(claims)
+    unpulled, off_plan = [], []
+    for record in records or []:
+        annotations = _claim_annotations(record, index)
+        if not annotations.get(stack_values.PULLED_DIGEST_ANNOTATION):
+            unpulled.append(UNPULLED % _name(record))
+        problem = storage_claims.claim_plan_problem(record, annotations)
+        if problem:
+            off_plan.append(problem)
+    return unpulled + off_plan
+
+
+def served_digests(records, claims, storage_results):
+    """``{slug: digest}`` the claim of each model holds: model_storage's result in this play, else the digest
+    annotation on the claim of ``records``; a model with neither is left out."""
+    index = live_state.claims_by_key(claims)
+    digests = {}
+    for record in records or []:
+        digest = _claim_annotations(record, index).get(stack_values.PULLED_DIGEST_ANNOTATION)
+        if record.get("slug") and digest:
+            digests[record["slug"]] = digest
+    for slug, result in (storage_results or {}).items():
+        if isinstance(result, dict) and result.get("digest"):
+            digests[slug] = result["digest"]
+    return digests
+
+
+def stamp_served_digests(specs, digests):
+    """The stack specs with the served digest on the pod templates (a new pull rolls the serving pods)."""
+    return dict((slug, stack_values.stamp_served_digest(spec, digests[slug]) if slug in digests else spec)
+                for slug, spec in (specs or {}).items())
+
+
+def file_digest(text):
+    """sha256 (hex) of a file's text without its trailing whitespace (as the digest the role took with Ansible's
+    ``file`` lookup and ``hash('sha256')``, so that the recorded release digests stay valid)."""
+    return hashlib.sha256((text or "").rstrip().encode("utf-8")).hexdigest()
+
+
+def live_records(records, namespaces=None):
+    """The records a run changes: all of them, or (``namespaces``: those that exist now, in check mode) the
+    records whose namespace is among ``namespaces``."""
+    if namespaces is None:
+        return list(records or [])
+    present = set(namespaces)
+    return [r for r in records or [] if r.get("namespace") in present]
+
+
+def stack_objects(specs):
+    """``({slug: [definition to apply]}, {slug: [definition to remove when it exists]})`` of the stack specs:
+    each model's plain objects and its routing object; its retired objects."""
+    objects, retired = {}, {}
+    for slug, spec in (specs or {}).items():
+        routing = spec.get("routing")
+        objects[slug] = list(spec.get("objects") or []) + (
+            list(routing) if isinstance(routing, list) else [routing] if routing else [])
+        retired[slug] = list(spec.get("stale") or [])
+    return objects, retired
+
+
+def helm_states(helm_list):
+    """``{(namespace, release): status}`` of the parsed ``helm list``."""
+    return dict(((item.get("namespace"), item.get("name")), item.get("status") or "") for item in helm_list or [])
+
+
+def release_items(records, specs, charts, plan, helm_list, apply_options, post_renderer=None):
+    """``[release item]`` of ``records`` that the release plan sends to Helm, in chart order (infra, gaie,
+    modelservice), each: ``slug``, ``model``, ``namespace``, ``name`` (the release), ``chart`` (its key), ``ref``,
+    ``repo``, ``version``, ``values`` (with the chart mark), the ``kubernetes.core.helm`` options of its state
+    (``apply_options`` ``normal`` for a new or deployed release, ``forced`` for any other), ``post_renderer``
+    (infra), ``label``, ``failure`` (the start of the failure line) and ``digest``/``record`` (what the deploy
+    records afterwards: the release digest and its ConfigMap's metadata)."""
+    states = helm_states(helm_list)
+    items = []
+    for chart_key, name_key in release_digest.CHARTS:
+        chart = (charts or {}).get(chart_key) or {}
+        for record in records or []:
+            slug = record["slug"]
+            if slug not in plan["deploy"][chart_key]:
+                continue
+            release, namespace = record["names"][name_key], record["namespace"]
+            state = states.get((namespace, release), "")
+            forced = state not in ("", "deployed")
+            item = {
+                "slug": slug, "model": _name(record), "namespace": namespace, "name": release, "chart": chart_key,
+                "ref": chart.get("ref"), "repo": chart.get("repo") or "", "version": str(chart.get("version") or ""),
+                "values": merged(specs[slug]["values"][chart_key], plan["marks"][chart_key]),
+                "label": "%s: %s%s" % (slug, release, " (%s: forced)" % state if forced else ""),
+                "failure": "%s: chart %s (%s %s) failed in namespace %s" % (
+                    _name(record), chart_key, chart.get("ref", "?"), chart.get("version") or "", namespace),
+                "digest": plan["digests"][slug][release],
+                "record": {"name": naming.slug_name("release_digests", slug), "namespace": namespace,
+                           "labels": naming.model_labels(slug, naming.COMPONENT_RELEASE_DIGESTS)},
+            }
+            item.update((apply_options or {}).get("forced" if forced else "normal") or {})
+            if chart_key == "infra" and post_renderer:
+                item["post_renderer"] = post_renderer
+            items.append(item)
+    return items
+
+
+def repairs(helm_list, records, timeout, helm_binary="helm", kubeconfig=None):
+    """``[{argv, label}]``: the helm calls that undo what an interrupted run left (stack/helm_repair.py)."""
+    found = []
+    for repair in helm_repair.repairs(helm_list, records, timeout):
+        argv = [helm_binary] + repair["args"] + (["--kubeconfig", kubeconfig] if kubeconfig else [])
+        found.append({"argv": argv, "label": "%s/%s: %s revision %s -> %s" % (
+            repair["namespace"], repair["name"], repair["status"], repair["revision"], repair["action"])})
+    return found
+
+
+def endpoints(records, specs):
+    """``{slug: {namespace, kind, name, endpoint}}``: how clients reach each record's model (serving_stack_results)."""
+    found = {}
+    for record in records or []:
+        slug = record["slug"]
+        if slug not in (specs or {}):
+            raise ValueError("%s has no stack spec (the values step computes one per record)" % _name(record))
+        routing = specs[slug]["routing"]
+        found[slug] = {"namespace": record["namespace"], "kind": routing["kind"],
+                       "name": routing["metadata"]["name"], "endpoint": specs[slug]["endpoint"]}
+    return found
+
+
+def decide(records, specs, charts, read, storage_results=None, keep=1, post_renderer=None,
+           post_renderer_digest="", timeout="10m0s", helm_binary="helm", kubeconfig=None):
+    """Everything serving_stack does, from the records, their stack specs, the charts and one ``read`` of the
+    cluster: ``{helm_list, digest_maps, claims, live (objects: {object_key: object or None}), namespaces (None: not
+    read), apply_options}``. Returns ``problems`` and the ready lists (module docstring)."""
+    claimed = claim_records(records, storage_results)
+    claims = read.get("claims") or []
+    specs = stamp_served_digests(specs, served_digests(claimed, claims, storage_results))
+    extras = {"infra": post_renderer_digest} if post_renderer_digest else {}
+    plan = release_digest.release_plan(records, specs, charts, read.get("helm_list"), read.get("digest_maps"), extras)
+    live = live_records(records, read.get("namespaces"))
+    live_slugs = set(r["slug"] for r in live)
+    objects, retired = stack_objects(dict((r["slug"], specs[r["slug"]]) for r in live))
+    due = live_state.objects_to_apply(objects, read.get("live") or {})
+    items = release_items(records, specs, charts, plan, read.get("helm_list"), read.get("apply_options"),
+                          post_renderer)
+    prune_due = set(record["slug"] for record, _a, _k, _d in plan_prunes(harbor_records(live), claims, keep))
+    due_list = [d for ds in due.values() for d in ds]
+    return {
+        "problems": claim_problems(claimed, claims),
+        "render": items,
+        "releases": dict((chart, [i for i in items if i["chart"] == chart and i["slug"] in live_slugs])
+                         for chart, _key in release_digest.CHARTS),
+        "repairs": repairs(read.get("helm_list"), live, timeout, helm_binary, kubeconfig),
+        # the gateway Services due, applied between the infra and gaie releases (the routing objects after them)
+        "gateways": [d for r in live for d in specs[r["slug"]].get("objects") or [] if d in due_list],
+        "apply": due_list,
+        "remove": [d for ds in live_state.objects_to_remove(retired, read.get("live") or {}).values() for d in ds],
+        "prune": [r for r in live if r["slug"] in prune_due],
+        "endpoints": endpoints(live, specs),
+        "unchanged": [name for name in plan["unchanged"] if name in release_names(live)],
+    }
+
+
+def release_names(records):
+    """``namespace/release`` of every release of ``records``."""
+    return set("%s/%s" % (r["namespace"], r["names"][key]) for r in records or [] for _chart, key in release_digest.CHARTS)
