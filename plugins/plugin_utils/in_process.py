@@ -25,6 +25,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import importlib
+import os
+import subprocess
 import traceback
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
@@ -90,6 +92,33 @@ class ControllerModule(object):
 
     def debug(self, msg):
         del msg  # AnsibleModule logs it to syslog/journal with ANSIBLE_DEBUG; nothing here
+
+    def run_command(self, args, check_rc=False, data=None, environ_update=None, cwd=None, binary_data=False,
+                    expand_user_and_vars=True, encoding="utf-8", errors="surrogate_or_strict"):
+        """AnsibleModule.run_command for an argument list (the only form the collection uses): (rc, stdout,
+        stderr) as text; ``~`` and ``$VARS`` in the arguments expanded as it does by default."""
+        del errors  # decoding is done with "surrogateescape", which takes every byte as AnsibleModule does
+        if isinstance(args, (str, bytes)):
+            raise TypeError("run_command in the playbook's process takes an argument list, not %r" % (args,))
+        argv = [str(arg) for arg in args]
+        if expand_user_and_vars:
+            argv = [os.path.expandvars(os.path.expanduser(arg)) for arg in argv]
+        env = dict(os.environ, **(environ_update or {}))
+        if data is not None and not binary_data and not data.endswith("\n"):
+            data += "\n"  # AnsibleModule adds the newline too
+        stdin = None if data is None else (data if isinstance(data, bytes) else data.encode(encoding))
+        try:
+            proc = subprocess.run(argv, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd,
+                                  check=False)
+        except OSError as exc:
+            if check_rc:
+                self.fail_json(msg=str(exc), cmd=" ".join(argv), rc=2)
+            return 2, "", str(exc)
+        out, err = (proc.stdout.decode(encoding, "surrogateescape"), proc.stderr.decode(encoding, "surrogateescape"))
+        if check_rc and proc.returncode != 0:
+            self.fail_json(msg=err.rstrip() or "non-zero return code", cmd=" ".join(argv), rc=proc.returncode,
+                           stdout=out, stderr=err)
+        return proc.returncode, out, err
 
     def _finish(self, result):
         result = remove_values(result, self.no_log_values)

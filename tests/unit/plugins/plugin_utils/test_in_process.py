@@ -139,3 +139,25 @@ def test_in_process_only_where_it_is_the_same_as_a_module_process(transport, tas
     action = in_process.InProcessModuleAction.__new__(in_process.InProcessModuleAction)
     action._connection, action._task = _Connection(transport), task
     assert action.in_process() is (expected and in_process.HAS_KUBERNETES)
+
+
+def _controller_module(args=None):
+    in_process.ControllerModule.bind("ai_platform.serving.aips_probe", args or {}, False, False)
+    return in_process.ControllerModule(ARGSPEC)
+
+
+def test_run_command_returns_rc_and_text_with_the_environment_update(tmp_path):
+    module = _controller_module()
+    rc, out, err = module.run_command(["sh", "-c", 'printf "%s %s" "$AIPS_PROBE" "$(cat)"; echo oops >&2; exit 3'],
+                                      data="from stdin", environ_update={"AIPS_PROBE": "set"}, cwd=str(tmp_path))
+    assert (rc, out, err) == (3, "set from stdin", "oops\n")
+
+
+def test_run_command_expands_the_home_directory_and_fails_with_check_rc(monkeypatch):
+    monkeypatch.setenv("HOME", "/tmp/aips-home")
+    module = _controller_module()
+    assert module.run_command(["echo", "~/x"])[1] == "/tmp/aips-home/x\n"
+    with pytest.raises(in_process.ModuleExit) as done:
+        module.run_command(["sh", "-c", "echo bad >&2; exit 1"], check_rc=True)
+    assert done.value.result["failed"] is True and done.value.result["rc"] == 1 and done.value.result["msg"] == "bad"
+    assert module.run_command(["/nonexistent/aips-binary"])[0] == 2
