@@ -9,13 +9,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible.module_utils.parsing.convert_bool import boolean
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import (
-    claims,
-    manifests,
-    network_policy,
-)
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims, manifests
 from ansible_collections.ai_platform.serving.plugins.module_utils.k8s import pod_security
 from ansible_collections.ai_platform.serving.plugins.plugin_utils.filter_errors import filter_call
 
@@ -33,22 +28,6 @@ def model_clear_job(record, uid=pod_security.DEFAULT_UID, active_deadline_second
         raise AnsibleFilterError("model_clear_job: %s" % exc)
 
 
-def model_job_network_policies(records, dns_peers=None, registry=None, cluster_domain="cluster.local", enabled=True):
-    """One NetworkPolicy per record: its Job pods (pull, clear, prune) may reach DNS and the registry only; none
-    when ``enabled`` (model_storage_job_network_policy) is false."""
-    if not isinstance(records, list) or not all(isinstance(r, dict) and r.get("slug") for r in records):
-        raise AnsibleFilterError("model_job_network_policies: expects a list of plan records")
-    try:
-        enabled = boolean(enabled, strict=True)
-    except TypeError:
-        raise AnsibleFilterError("model_job_network_policies: enabled must be a boolean, not %r" % (enabled,))
-    for label, value in (("dns_peers", dns_peers), ("registry", registry)):
-        if value is not None and not (isinstance(value, list) and all(isinstance(v, dict) for v in value)):
-            raise AnsibleFilterError("model_job_network_policies: %s must be a list of mappings" % label)
-    return filter_call("model_job_network_policies", network_policy.job_network_policies, records, enabled,
-                       dns_peers or None, registry or None, cluster_domain or "cluster.local")
-
-
 def claim_users(objects, claim, skip_jobs=None):
     """``namespace/name`` of the pods or workloads that mount ``claim`` (the collection's Jobs left out)."""
     if not isinstance(objects, list):
@@ -61,6 +40,5 @@ class FilterModule(object):
         return {
             "pod_security_labels": pod_security_labels,
             "model_clear_job": model_clear_job,
-            "model_job_network_policies": model_job_network_policies,
             "claim_users": claim_users,
         }

@@ -23,6 +23,9 @@ description:
     only for the models that are not (RV(pull)); a no-op re-run makes this one call for all models.
   - Errors are not raised here but returned per model (RV(unreadable), RV(misfits)), each naming the model, so the
     role fails on all of them at once before anything is created.
+  - With O(network_policy), it also derives the NetworkPolicy of every model's Job pods (egress to DNS and the
+    registry only) and reads each one, returning those missing or different on the cluster (RV(network_policies));
+    a no-op re-run applies none. A registry no policy could reach fails here, before anything is created.
   - The options C(kubeconfig), C(validate_certs), ... are those of the Kubernetes API; the registry's are the
     C(registry_*) ones.
 extends_documentation_fragment:
@@ -48,6 +51,26 @@ options:
     type: list
     elements: dict
     required: true
+  network_policy:
+    description:
+      - Derive and read the NetworkPolicy of each model's Job pods (C(<slug>-model-jobs)); the role's
+        C(model_storage_job_network_policy).
+    type: bool
+    default: false
+  network_policy_dns:
+    description: The DNS peers the Job pods may reach (NetworkPolicy peers); empty derives the cluster DNS.
+    type: list
+    elements: dict
+    default: []
+  network_policy_registry:
+    description: The registry peers the Job pods may reach (NetworkPolicy peers); empty derives them from the reference.
+    type: list
+    elements: dict
+    default: []
+  cluster_domain:
+    description: The cluster's DNS domain (a registry host under it is a Service the policy can name).
+    type: str
+    default: cluster.local
   registry_endpoint:
     description: C(host[:port]) to read the manifests from instead of the references' host.
     type: str
@@ -138,6 +161,13 @@ reasons:
   description: Per slug, why it is settled or what makes it need the pull path.
   returned: always
   type: dict
+network_policies:
+  description:
+    - The NetworkPolicies of the models' Job pods (O(network_policy)) that are missing or differ on the cluster; the
+      role applies these (in check mode only in namespaces that exist).
+  returned: always
+  type: list
+  elements: dict
 storage_results:
   description:
     - Per settled slug, its entry of the model_storage role's C(model_storage_results) (C(pvc), C(namespace),
@@ -155,8 +185,9 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.args_common im
     pull_job_options,
     pull_job_settings_argspec,
 )
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import artifacts, manifests, settled
-from ansible_collections.ai_platform.serving.plugins.module_utils.k8s.runner import list_model_cache, run_module
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import live_state
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import artifacts, manifests, network_policy, settled
+from ansible_collections.ai_platform.serving.plugins.module_utils.k8s.runner import list_model_cache, live_objects, run_module
 
 
 def argspec():
@@ -166,6 +197,10 @@ def argspec():
         registry_ca_file=dict(type="path"),
         registry_validate_certs=dict(type="bool", default=True),
         records=dict(type="list", elements="dict", required=True),
+        network_policy=dict(type="bool", default=False),
+        network_policy_dns=dict(type="list", elements="dict", default=[]),
+        network_policy_registry=dict(type="list", elements="dict", default=[]),
+        cluster_domain=dict(type="str", default="cluster.local"),
         registry_endpoint=dict(type="str"),
         timeout=dict(type="int", default=30),
         lock_file=dict(type="path"),
@@ -235,13 +270,20 @@ def resolve_all(params):
 def execute_module(module, client):
     params = module.params
     records = params["records"]
+    try:  # before the registry is asked: a registry no policy could reach is the site's setting to fix first
+        policies = network_policy.job_network_policies(records, params["network_policy"], params["network_policy_dns"] or None,
+                                                       params["network_policy_registry"] or None, params["cluster_domain"])
+    except network_policy.NetworkPolicyError as exc:
+        module.fail_json(msg=str(exc))
     found, unreadable, misfits, unsigned = resolve_all(params)
     result = dict(changed=False, artifacts=found, unreadable=unreadable, misfits=misfits, unsigned=unsigned, pull=[],
-                  settled={}, reasons={}, storage_results={})
+                  settled={}, reasons={}, storage_results={}, network_policies=[])
     if unreadable or misfits or unsigned:
         module.exit_json(**result)
     claims, volumes, jobs = list_model_cache(client, sorted(set(r["namespace"] for r in records)),
                                              any(r["storage"].get("pv") for r in records))
+    due = live_state.objects_to_apply({"all": policies}, live_objects(client, policies))
+    result["network_policies"] = due.get("all", [])
     options = pull_job_options(params)
     for record in records:
         slug = record["slug"]

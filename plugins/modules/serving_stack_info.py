@@ -191,7 +191,7 @@ import json
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import helm_compat, live_state, state
-from ansible_collections.ai_platform.serving.plugins.module_utils.k8s.runner import _dict, run_module
+from ansible_collections.ai_platform.serving.plugins.module_utils.k8s.runner import _dict, live_objects, run_module
 
 try:
     from kubernetes.dynamic.exceptions import NotFoundError, ResourceNotFoundError
@@ -256,22 +256,6 @@ def selected(client, kind, api_version, selection):
     resource = client.resource(kind, api_version)
     selector = ",".join(naming.label_selectors(naming.SELECTIONS[selection]))
     return (_dict(client.get(resource, label_selector=selector)) or {}).get("items") or []
-
-
-def live_objects(client, definitions):
-    """{object_key: live object or None} for every definition (a kind the cluster does not serve: None)."""
-    found = {}
-    for definition in definitions:
-        key = live_state.object_key(definition)
-        if key in found:
-            continue
-        api_version, kind, namespace, name = key
-        try:
-            resource = client.resource(kind, api_version)
-            found[key] = _dict(client.get(resource, name=name, namespace=namespace or None))
-        except (NotFoundError, ResourceNotFoundError):
-            found[key] = None
-    return found
 
 
 def model_claims(client, records):

@@ -19,6 +19,7 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack.live_state import object_key
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims, manifests
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.settled import index_objects
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
@@ -27,9 +28,9 @@ from ansible_collections.kubernetes.core.plugins.module_utils.k8s.exceptions imp
 
 try:
     from kubernetes.client.rest import ApiException
-    from kubernetes.dynamic.exceptions import DynamicApiError, ForbiddenError, NotFoundError
+    from kubernetes.dynamic.exceptions import DynamicApiError, ForbiddenError, NotFoundError, ResourceNotFoundError
 except ImportError:  # handled by AnsibleK8SModule's requirement check
-    ApiException = DynamicApiError = ForbiddenError = NotFoundError = Exception
+    ApiException = DynamicApiError = ForbiddenError = NotFoundError = ResourceNotFoundError = Exception
 
 
 class PullApiError(Exception):
@@ -58,6 +59,23 @@ def run_module(argument_spec, execute, errors=(), before_client=None):
         module.fail_json(msg=str(exc))
     except CoreException as exc:
         module.fail_from_exception(exc)
+
+
+def live_objects(client, definitions):
+    """{(apiVersion, kind, namespace, name): live object or None} for every definition, one read each (a kind the
+    cluster does not serve: None). What stack/live_state.py compares against what the roles would apply."""
+    found = {}
+    for definition in definitions:
+        key = object_key(definition)
+        if key in found:
+            continue
+        api_version, kind, namespace, name = key
+        try:
+            resource = client.resource(kind, api_version)
+            found[key] = _dict(client.get(resource, name=name, namespace=namespace or None))
+        except (NotFoundError, ResourceNotFoundError):
+            found[key] = None
+    return found
 
 
 def _dict(instance):

@@ -14,7 +14,6 @@ import os
 import pytest
 import yaml
 
-from ansible_collections.ai_platform.serving.plugins.filter import pod_security as flt
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import manifests, network_policy as np
 
@@ -84,54 +83,32 @@ def test_the_site_gives_dns_and_registry_peers():
     assert spec["egress"] == [{"to": lab_dns, "ports": np.DNS_PORTS}] + lab_registry
 
 
-def test_the_filter_builds_one_per_record_and_fails_with_its_name():
-    made = flt.model_job_network_policies([record(), dict(record(), slug="b", namespace="llm-b")])
+def test_one_policy_per_record_and_an_unreachable_registry_names_the_model():
+    made = np.job_network_policies([record(), dict(record(), slug="b", namespace="llm-b")])
     assert [p["metadata"]["name"] for p in made] == ["all-minilm-l6-v2-rke2-model-jobs", "b-model-jobs"]
-    with pytest.raises(Exception, match="^model_job_network_policies: all-minilm"):
-        flt.model_job_network_policies([record("harbor.example.com")])
-    with pytest.raises(Exception, match="dns_peers must be a list"):
-        flt.model_job_network_policies([record()], "10.0.0.1")
+    assert np.job_network_policies([record()]) == [np.job_network_policy(record())]
+    with pytest.raises(np.NetworkPolicyError, match="^all-minilm"):
+        np.job_network_policies([record("harbor.example.com")])
 
 
-@pytest.mark.parametrize("enabled", [False, "false", "no", 0])
-def test_the_off_switch_gives_no_policy_and_derives_nothing(enabled):
+def test_the_off_switch_gives_no_policy_and_derives_nothing():
     """model_storage_job_network_policy: false - no policy, even for a registry no policy could reach."""
     assert np.job_network_policies([record(), record("harbor.example.com")], enabled=False) == []
-    assert flt.model_job_network_policies([record(), record("harbor.example.com")], enabled=enabled) == []
 
 
-def test_the_switch_on_gives_one_policy_per_record_and_a_bad_switch_fails():
-    made = flt.model_job_network_policies([record()], enabled="true")
-    assert [p["metadata"]["name"] for p in made] == ["all-minilm-l6-v2-rke2-model-jobs"]
-    assert np.job_network_policies([record()]) == [np.job_network_policy(record())]
-    with pytest.raises(Exception, match="^model_job_network_policies: enabled must be a boolean"):
-        flt.model_job_network_policies([record()], enabled="sometimes")
-
-
-def _role_expression():
-    """The role's own expression (roles/model_storage/tasks/harbor.yml) that computes the policies."""
+def test_the_role_gives_its_switch_and_peers_to_model_storage_state():
+    """roles/model_storage/tasks/harbor.yml: the policies are derived and read by model_storage_state (one call), from
+    the role's own variables, and the apply takes only those the module found missing or different."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), *[".."] * 5, "roles", "model_storage", "tasks",
                         "harbor.yml")
     with open(path) as handle:
         tasks = yaml.safe_load(handle)
-    facts = [task["ansible.builtin.set_fact"] for task in tasks if "model_storage__network_policies" in
-             (task.get("ansible.builtin.set_fact") or {})]
-    assert len(facts) == 1
-    return facts[0]["model_storage__network_policies"]
-
-
-@pytest.mark.parametrize("switch, names", [(True, ["all-minilm-l6-v2-rke2-model-jobs"]), (False, []),
-                                           ("false", [])])
-def test_the_roles_switch_reaches_the_filter(switch, names):
-    """The task's expression, rendered as the role runs it (Jinja's native types; the collection's filter and
-    Ansible's bool), with the role's switch on and off."""
-    from jinja2.nativetypes import NativeEnvironment
-    from ansible.module_utils.parsing.convert_bool import boolean
-    env = NativeEnvironment()
-    env.filters.update({"ai_platform.serving.model_job_network_policies": flt.model_job_network_policies,
-                        "bool": boolean})
-    variables = {"model_storage__harbor": [record()], "model_storage_job_network_policy": switch,
-                 "model_storage_job_network_policy_dns": [], "model_storage_job_network_policy_registry": [],
-                 "model_storage_cluster_domain": "cluster.local"}
-    made = env.from_string(_role_expression()).render(**variables)
-    assert [p["metadata"]["name"] for p in made] == names
+    state = [t["ai_platform.serving.model_storage_state"] for t in tasks if "ai_platform.serving.model_storage_state" in t]
+    assert len(state) == 1
+    assert state[0]["network_policy"] == "{{ model_storage_job_network_policy | bool }}"
+    assert state[0]["network_policy_dns"] == "{{ model_storage_job_network_policy_dns }}"
+    assert state[0]["network_policy_registry"] == "{{ model_storage_job_network_policy_registry }}"
+    assert state[0]["cluster_domain"] == "{{ model_storage_cluster_domain }}"
+    apply = [t for t in tasks if t.get("name", "").startswith("Apply the NetworkPolicies")]
+    assert len(apply) == 1
+    assert "model_storage__state.network_policies" in apply[0]["vars"]["model_storage__live_policies"]
