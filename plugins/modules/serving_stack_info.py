@@ -194,9 +194,9 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.stack import h
 from ansible_collections.ai_platform.serving.plugins.module_utils.k8s.runner import _dict, live_objects, run_module
 
 try:
-    from kubernetes.dynamic.exceptions import NotFoundError, ResourceNotFoundError
+    from kubernetes.dynamic.exceptions import NotFoundError
 except ImportError:  # handled by AnsibleK8SModule's requirement check
-    NotFoundError = ResourceNotFoundError = Exception
+    NotFoundError = Exception
 
 
 def argspec():
