@@ -19,8 +19,5 @@ class ActionModule(ControllerAction):
     def argspec(self):
         return task.argspec()
 
-    def act(self, result, params, task_vars):
-        outcome, warnings = task.plan_result(params)
-        result.update(outcome)
-        if warnings:
-            result["warnings"] = list(result.get("warnings") or []) + warnings
+    def task_result(self, params):
+        return task.plan_result(params)

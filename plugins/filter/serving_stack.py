@@ -24,39 +24,13 @@ def _record(record, filter_name):
     return record
 
 
-def stack_spec(record, gaie_values=None, ms_values=None, settings=None):
-    """The values of the three releases and the objects of one plan record."""
-    _record(record, "stack_spec")
-    for label, values in (("gaie_values", gaie_values), ("ms_values", ms_values), ("settings", settings)):
-        if values is not None and not isinstance(values, dict):
-            raise AnsibleFilterError("stack_spec: %s of %s must be a mapping, got %s"
-                                     % (label, record.get("name"), type(values).__name__))
-    try:
-        return stack_values.stack_spec(*_plain(record, gaie_values or {}, ms_values or {}, settings or {}))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise AnsibleFilterError("stack_spec: %s: %s" % (record.get("name"), to_native(exc)))
-
-
-def stack_specs(records, gaie_values=None, ms_values=None, settings=None):
-    """``{slug: stack spec}`` of every plan record (one step for all models); the values files in record order."""
-    records = list(records or [])
-    gaie_values = list(gaie_values) if gaie_values is not None else [None] * len(records)
-    ms_values = list(ms_values) if ms_values is not None else [None] * len(records)
-    if len(gaie_values) != len(records) or len(ms_values) != len(records):
-        raise AnsibleFilterError("stack_specs: %d records but %d gaie and %d ms values files: give one of each per "
-                                 "record, in the order of the records" % (len(records), len(gaie_values), len(ms_values)))
-    settings = _plain(settings or {})[0]
-    return dict((_record(record, "stack_specs")["slug"], stack_spec(record, gaie, ms, settings))
-                for record, gaie, ms in zip(records, gaie_values, ms_values))
-
-
 def serving_endpoints(records, specs):
     """``{slug: {namespace, kind, name, endpoint}}``: how clients reach each record's model (its stack spec)."""
     endpoints = {}
     for record in records or []:
         slug = _record(record, "serving_endpoints")["slug"]
         if slug not in (specs or {}):
-            raise AnsibleFilterError("serving_endpoints: %s has no stack spec (stack_specs)" % record.get("name", slug))
+            raise AnsibleFilterError("serving_endpoints: %s has no stack spec (serving_stack_spec)" % record.get("name", slug))
         routing = specs[slug]["routing"]
         endpoints[slug] = {"namespace": record["namespace"], "kind": routing["kind"],
                            "name": routing["metadata"]["name"], "endpoint": specs[slug]["endpoint"]}
@@ -140,8 +114,6 @@ def release_digest_records(records, plan, helm_list, configmaps):
 class FilterModule(object):
     def filters(self):
         return {
-            "stack_spec": stack_spec,
-            "stack_specs": stack_specs,
             "serving_endpoints": serving_endpoints,
             "unpulled_models": unpulled_models,
             "stamp_served_digests": stamp_served_digests,

@@ -35,7 +35,7 @@ options:
     elements: dict
     required: true
   specs:
-    description: Slug to the stack spec (the stack_specs filter); its C(values) per chart key are rendered.
+    description: Slug to the stack spec (M(ai_platform.serving.serving_stack_spec) RV(specs)); its C(values) per chart key are rendered.
     type: dict
     required: true
   charts:
@@ -120,8 +120,8 @@ EXAMPLES = r"""
 - name: Render and check the releases that go to Helm
   ai_platform.serving.serving_stack_render:
     records: "{{ aips_plan }}"
-    specs: "{{ serving_stack__specs }}"
-    charts: "{{ serving_stack__charts }}"
+    specs: "{{ serving_stack__spec.specs }}"
+    charts: "{{ serving_stack__spec.charts }}"
     select: "{{ release_plan.deploy }}"
     marks: "{{ release_plan.marks }}"
     post_renderer: "{{ role_path }}/files/gateway_placement.py"
@@ -131,7 +131,7 @@ EXAMPLES = r"""
 - name: Render every release from carried archives without reading a cluster
   ai_platform.serving.serving_stack_render:
     records: "{{ aips_plan }}"
-    specs: "{{ serving_stack__specs }}"
+    specs: "{{ serving_stack__spec.specs }}"
     charts: "{{ aips_charts }}"
     chart_dir: artifacts/charts
     kube_version: 1.33.13

@@ -279,36 +279,30 @@ def test_pull_secret_content():
     assert base64.b64decode(entry["auth"]).decode() == "robot$u:s3cret"
 
 
-def test_every_model_in_one_step_is_each_model_alone_and_its_endpoint(recs):
-    """stack_specs (one task for all models in the role) gives what stack_spec gives for each record, and
-    serving_endpoints what the role publishes as serving_stack_results."""
+def test_the_endpoints_of_every_model(recs):
+    """serving_endpoints: what the role publishes as serving_stack_results, from the stack specs (one step for all
+    models: module_utils/stack/spec_task.py, tests/unit/plugins/module_utils/stack/test_spec_task.py)."""
     ordered = [recs[slug] for slug in sorted(recs)]
     settings = {"cluster_domain": "cluster.local", "embeddings_port": 8200}
-    specs = flt.stack_specs(ordered, [values(r, "gaie") for r in ordered], [values(r, "ms") for r in ordered], settings)
-    assert specs == dict((r["slug"], flt.stack_spec(r, values(r, "gaie"), values(r, "ms"), settings)) for r in ordered)
+    specs = dict((r["slug"], sv.stack_spec(r, values(r, "gaie"), values(r, "ms"), settings)) for r in ordered)
     endpoints = flt.serving_endpoints(ordered, specs)
     assert endpoints["qwen3-0-6b-rke2"] == {
         "namespace": "llm-d-qwen3-0-6b-rke2", "kind": "HTTPRoute", "name": "llm-d-qwen3-0-6b-rke2",
         "endpoint": specs["qwen3-0-6b-rke2"]["endpoint"]}
     assert endpoints["all-minilm-l6-v2-rke2"]["kind"] == "Service"
     assert endpoints["all-minilm-l6-v2-rke2"]["endpoint"].endswith(":8200")
-    with pytest.raises(AnsibleFilterError, match="2 records but 1 gaie"):
-        flt.stack_specs(ordered, [{}], [{}, {}])
     with pytest.raises(AnsibleFilterError, match="all-MiniLM-L6-v2-rke2 has no stack spec"):
         flt.serving_endpoints(ordered, {})
-    with pytest.raises(AnsibleFilterError, match="ms_values of Qwen3-0.6B-rke2 must be a mapping"):
-        flt.stack_specs(ordered, [{}, {}], [{}, "not a mapping"])
 
 
 def test_filters(recs):
     rec = recs["all-minilm-l6-v2-rke2"]
+    # stack_spec and stack_specs moved into serving_stack_spec (a values file not a mapping, a non-record: test_spec_task)
     assert sorted(flt.FilterModule().filters()) == [
-        "helm_failure", "release_digest_records", "release_plan", "serving_endpoints", "stack_spec",
-        "stack_specs", "stamp_served_digests", "unpulled_models"]
-    with pytest.raises(AnsibleFilterError, match="must be a mapping"):
-        flt.stack_spec(rec, ["not", "a", "dict"])
-    with pytest.raises(AnsibleFilterError, match="model_plan record"):
-        flt.stack_spec({"name": "x"})
+        "helm_failure", "release_digest_records", "release_plan", "serving_endpoints", "stamp_served_digests",
+        "unpulled_models"]
+    with pytest.raises(AnsibleFilterError, match="serving_endpoints: expects an ai_platform.serving.model_plan record"):
+        flt.serving_endpoints([{"name": "x"}], {})
     pulled = {"item": rec, "resources": [{"metadata": {"annotations": {sv.PULLED_DIGEST_ANNOTATION: "sha256:1"}}}]}
     empty = {"item": rec, "resources": [{"metadata": {}}]}
     missing = {"item": rec, "resources": []}
