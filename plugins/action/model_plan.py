@@ -15,9 +15,5 @@ from ansible_collections.ai_platform.serving.plugins.plugin_utils.controller_act
 
 
 class ActionModule(ControllerAction):
-
-    def argspec(self):
-        return task.argspec()
-
-    def task_result(self, params):
-        return task.plan_result(params)
+    argspec = staticmethod(task.argspec)
+    task_result = staticmethod(task.plan_result)

@@ -19,9 +19,5 @@ from ansible_collections.ai_platform.serving.plugins.plugin_utils.controller_act
 
 
 class ActionModule(ControllerAction):
-
-    def argspec(self):
-        return spec_task.argspec()
-
-    def task_result(self, params):
-        return spec_task.spec_result(params)
+    argspec = staticmethod(spec_task.argspec)
+    task_result = staticmethod(spec_task.spec_result)

@@ -162,13 +162,8 @@ options:
     description: C(resources.requests) of every serving container without C(resources); V({}) adds none.
     type: dict
     default: {}
-attributes:
-  check_mode:
-    support: full
-    description: The module changes nothing; it runs the same in check mode.
-  diff_mode:
-    support: none
-    description: The module returns no diff.
+extends_documentation_fragment:
+  - ai_platform.serving.read_only
 notes:
   - The role C(ai_platform.serving.serving_stack) registers the result as C(serving_stack__spec) (its C(spec) entry
     point, C(roles/serving_stack/tasks/spec.yml)); C(playbooks/render.yml) runs that entry point alone.

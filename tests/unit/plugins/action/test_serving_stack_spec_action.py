@@ -16,7 +16,6 @@ from ansible.errors import AnsibleActionFail
 from ansible.playbook.task import Task
 
 from ansible_collections.ai_platform.serving.plugins.action import serving_stack_spec as action
-from ansible_collections.ai_platform.serving.plugins.module_utils.stack import spec_task
 from ansible_collections.ai_platform.serving.tests.unit.plugins.module_utils.stack.test_spec_task import (
     CHARTS, repo_records)
 
@@ -51,8 +50,10 @@ def test_without_specs_only_the_records(records):
 
 
 def test_the_warnings_are_ansible_warnings(records):
-    with mock.patch.object(spec_task, "spec_result", return_value=(dict(changed=False, records=[]), ["w1", "w2"])):
+    outcome = mock.Mock(return_value=(dict(changed=False, records=[]), ["w1", "w2"]))
+    with mock.patch.object(action.ActionModule, "task_result", staticmethod(outcome)):
         result = run(plan=[])
+    assert outcome.call_args[0][0]["plan"] == []
     assert result["warnings"] == ["w1", "w2"]
 
 
@@ -64,7 +65,8 @@ def test_a_problem_fails_the_task_once(records):
 
 
 def test_an_option_the_argument_spec_refuses_fails_before_anything_is_read(records):
-    with mock.patch.object(spec_task, "spec_result") as called:
+    called = mock.Mock()
+    with mock.patch.object(action.ActionModule, "task_result", staticmethod(called)):
         with pytest.raises(AnsibleActionFail, match="value of cloud_provider must be one of: cloud, on-prem, got: moon"):
             run(plan=records, cloud_provider="moon")
     assert not called.called
