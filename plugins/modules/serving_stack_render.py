@@ -35,7 +35,9 @@ options:
     elements: dict
     required: true
   specs:
-    description: Slug to the stack spec (M(ai_platform.serving.serving_stack_spec) RV(specs)); its C(values) per chart key are rendered.
+    description:
+      - Slug to the stack spec (RV(ai_platform.serving.serving_stack_spec#module:specs)); its C(values) per chart key
+        are rendered.
     type: dict
     required: true
   charts:

@@ -225,7 +225,8 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.stack.spec_tas
 
 def main():
     module = AnsibleModule(argument_spec=argspec(), supports_check_mode=True)
-    module.fail_json(msg="serving_stack_spec reads the controller's models tree: it runs through its action plugin only")
+    module.fail_json(msg="serving_stack_spec reads the controller's models tree: it runs through its action plugin "
+                         "only")
 
 
 if __name__ == "__main__":

@@ -119,9 +119,9 @@ def record_spec(record, files, settings):
     try:
         spec = stack_values.stack_spec(record, files["gaie"], files["ms"], settings)
     except (KeyError, TypeError, ValueError) as exc:
+        name = record.get("name") or record["slug"]
         return None, ["%s: its stack could not be computed from the plan record (%s: %s). Fix: build the plan with "
-                      "playbooks/tasks/model_plan.yml" % (record.get("name") or record["slug"], type(exc).__name__,
-                                                           exc)]
+                      "playbooks/tasks/model_plan.yml" % (name, type(exc).__name__, exc)]
     return spec, list(spec["problems"])
 
 
