@@ -15,12 +15,5 @@ from ansible_collections.ai_platform.serving.plugins.plugin_utils.controller_act
 
 
 class ActionModule(ControllerAction):
-
-    def argspec(self):
-        return task.argspec()
-
-    def act(self, result, params, task_vars):
-        outcome, warnings = task.plan_result(params)
-        result.update(outcome)
-        if warnings:
-            result["warnings"] = list(result.get("warnings") or []) + warnings
+    argspec = staticmethod(task.argspec)
+    task_result = staticmethod(task.plan_result)

@@ -37,7 +37,8 @@ options:
     required: true
   specs:
     description:
-      - Slug to the stack spec (the stack_specs filter); its C(values) per chart key are rendered.
+      - Slug to the stack spec (RV(ai_platform.serving.serving_stack_spec#module:specs)); its C(values) per chart key
+        are rendered.
       - Required unless O(releases) is given.
     type: dict
   releases:
@@ -129,7 +130,7 @@ EXAMPLES = r"""
 - name: Render and check the releases that go to Helm (serving_stack_info's render)
   ai_platform.serving.serving_stack_render:
     records: "{{ aips_plan }}"
-    charts: "{{ aips_plan_artifacts.charts }}"
+    charts: "{{ serving_stack__spec.charts }}"
     releases: "{{ state.render }}"
     post_renderer: "{{ role_path }}/files/gateway_placement.py"
     python: "{{ ansible_playbook_python }}"
@@ -138,7 +139,7 @@ EXAMPLES = r"""
 - name: Render every release from carried archives without reading a cluster
   ai_platform.serving.serving_stack_render:
     records: "{{ aips_plan }}"
-    specs: "{{ serving_stack__specs }}"
+    specs: "{{ serving_stack__spec.specs }}"
     charts: "{{ aips_charts }}"
     chart_dir: artifacts/charts
     kube_version: 1.33.13

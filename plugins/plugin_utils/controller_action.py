@@ -13,7 +13,9 @@ from ansible.plugins.action import ActionBase
 
 
 class ControllerAction(ActionBase):
-    """Subclasses give ``argspec()`` (the module's) and ``act(result, params, task_vars)``, which fills ``result``."""
+    """Subclasses give ``argspec()`` (the module's) and either ``act(result, params, task_vars)``, which fills
+    ``result``, or ``task_result(params)``, the shared task's ``(outcome, warnings)``: the outcome goes into the
+    result, the warnings are shown as Ansible warnings."""
 
     TRANSFERS_FILES = False
     _requires_connection = False
@@ -23,8 +25,14 @@ class ControllerAction(ActionBase):
     def argspec(self):
         raise NotImplementedError
 
-    def act(self, result, params, task_vars):
+    def task_result(self, params):
         raise NotImplementedError
+
+    def act(self, result, params, task_vars):
+        outcome, warnings = self.task_result(params)
+        result.update(outcome)
+        if warnings:
+            result["warnings"] = list(result.get("warnings") or []) + warnings
 
     def run(self, tmp=None, task_vars=None):
         result = super(ControllerAction, self).run(tmp, task_vars)

@@ -374,7 +374,8 @@ def test_the_refused_pairs_fail_before_anything_renders(tmp_path, site):
     proc, out, _digests = render(tmp_path, site, "refused")
     assert proc.returncode != 0, proc.stdout[-4000:]
     text = " ".join(proc.stdout.split())
-    assert "Fail on values the plan cannot deploy" in text, text[-4000:]
+    # the one task that computes and checks every model's values (serving_stack_spec) fails, listing every problem
+    assert "Select the records and compute every model's releases and objects" in text, text[-4000:]
     for (where, _name), parts in REFUSED.items():
         if where == site:
             for part in parts:
@@ -463,7 +464,8 @@ def test_values_the_pinned_chart_cannot_render_fail_with_helms_error(tmp_path, s
     note, both printed first); `helm template` of the pinned chart then fails, naming the release."""
     proc, out, _digests = render(tmp_path, site, "render-fails")
     assert proc.returncode != 0, proc.stdout[-4000:]
-    text = " ".join(proc.stdout.split())
+    # the values step's warnings are Ansible warnings (stderr)
+    text = " ".join((proc.stdout + " " + proc.stderr).split())
     assert RENDER_FAILS[(site, name)] in text, text[-4000:]
     values = os.path.join(GUIDES, "models", "generative", name, "gaie-kv-events", "values.yaml")
     assert "%s: release gaie of chart inferencepool (" % name in text, text[-4000:]
@@ -471,8 +473,15 @@ def test_values_the_pinned_chart_cannot_render_fail_with_helms_error(tmp_path, s
     assert values in text, (values, text[-4000:])
     assert "Nothing was installed" in text, text[-4000:]
     assert not os.path.exists(os.path.join(out, "kv-events", "gaie.yaml")), "a manifest was written although it failed"
-    assert "WARNING: %s: " % name in text and "inferenceExtension.env[0] (HF_TOKEN) from Secret llm-d-hf-token" in text
+    assert "[WARNING]: %s: " % name in text and "inferenceExtension.env[0] (HF_TOKEN) from Secret llm-d-hf-token" in text
     assert "%s: " % name in text and "dropped inferenceExtension.env[0] (HF_TOKEN)" in text
+
+
+def warning_lines(stderr):
+    """Each Ansible warning of ``stderr`` (on cloud the values step's findings) as one quoted string, so that a
+    finding ends where its warning ends, as a quoted item of a failure message does."""
+    return ['"%s"' % " ".join((chunk.splitlines() or [""])[0].replace('"', "'").split())
+            for chunk in stderr.split("[WARNING]: ")[1:]]
 
 
 @pytest.mark.parametrize("site", sorted(SITES))
@@ -485,7 +494,7 @@ def test_the_epp_fixes_the_messages_name_applied_render_an_epp_without_hugging_f
     shutil.copytree(os.path.join(GUIDES, "models"), str(models))
     proc, _out, _digests = render(tmp_path, site, "epp-refused", models, ["PrecisePrefixCacheAware"])
     assert proc.returncode != 0, proc.stdout[-4000:]
-    text = " ".join(proc.stdout.replace('\\"', "'").split())
+    text = " ".join(proc.stdout.replace('\\"', "'").split() + warning_lines(proc.stderr))
     messages = sorted(set(m.strip() for m in EPP_FINDING.findall(text)))
     assert len(messages) == 2, (messages, text[-6000:])
     path = models / "generative" / "PrecisePrefixCacheAware" / "gaie-kv-events" / "values.yaml"

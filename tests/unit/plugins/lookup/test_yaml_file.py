@@ -1,12 +1,14 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, ai_platform.serving contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The lookup yaml_file as serving_stack's values step calls it: the values files read again only below the models
-tree (issue 27, audit gap 7), so a file swapped for a symlink out of the tree after the plan is refused.
+"""The lookup yaml_file (the collection's one YAML reader in Jinja; model_sync reads its lock file with it): the
+planned values files read again only below the models tree, so a file swapped for a symlink out of the tree after the
+plan is refused (issue 27, audit gap 7). serving_stack's values step reads them in Python with the same reader
+(module_utils/stack/spec_task.py; tests/unit/plugins/module_utils/stack/test_spec_task.py).
 
 The lookup is loaded by Ansible's plugin loader in a fresh interpreter (the loader needs to own the
-``ansible_collections`` package, which this test process has already imported), and the two expressions of
-roles/serving_stack/tasks/spec.yml that read the values files are rendered as written there.
+``ansible_collections`` package, which this test process has already imported), and the expressions below are
+rendered as a task would write them.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -19,10 +21,8 @@ import subprocess
 import sys
 import textwrap
 
-import yaml
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan.build import build_plan
-from ansible_collections.ai_platform.serving.tests.support import ROOT
 from ansible_collections.ai_platform.serving.tests.support.plan_cases import case_settings
 
 CASE = {"folders": {"generative/M": ["gaie-m", "ms-m"]},
@@ -48,12 +48,9 @@ RENDER = textwrap.dedent("""
 """)
 
 
-def spec_expressions():
-    """serving_stack__gaie_files and serving_stack__ms_files as spec.yml writes them."""
-    with open(os.path.join(ROOT, "roles", "serving_stack", "tasks", "spec.yml")) as handle:
-        tasks = yaml.safe_load(handle)
-    task = next(t for t in tasks if t["name"] == "Compute every model's releases and objects")
-    return dict((key, task["vars"][key]) for key in ("serving_stack__gaie_files", "serving_stack__ms_files"))
+# one query per values file kind, every record's file in record order (what spec.yml did before serving_stack_spec)
+EXPRESSIONS = dict(("%s_files" % kind, "{{ query('ai_platform.serving.yaml_file', *(records | map(attribute="
+                    "'values_files.%s')), root=models_dir) }}" % kind) for kind in ("gaie", "ms"))
 
 
 def read_values(records, models_dir, cwd):
@@ -61,8 +58,8 @@ def read_values(records, models_dir, cwd):
     collections = os.path.abspath(build_plan.__code__.co_filename)
     for _level in range(7):  # ansible_collections/ai_platform/serving/plugins/module_utils/plan/build.py
         collections = os.path.dirname(collections)
-    variables = {"serving_stack__spec_records": records, "serving_stack_models_dir": models_dir}
-    proc = subprocess.run([sys.executable, "-c", RENDER, collections], input=json.dumps([spec_expressions(), variables]),
+    variables = {"records": records, "models_dir": models_dir}
+    proc = subprocess.run([sys.executable, "-c", RENDER, collections], input=json.dumps([EXPRESSIONS, variables]),
                           capture_output=True, text=True, timeout=120, check=True, cwd=str(cwd))
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -72,7 +69,7 @@ def test_the_values_step_reads_the_planned_values_files(tmp_path):
     records, problems = build_plan(settings)
     assert len(records) == 1, [str(p) for p in problems]
     out = read_values(records, settings["models_dir"], tmp_path)
-    assert out == {"serving_stack__gaie_files": [{}], "serving_stack__ms_files": [{"decode": {"replicas": 1}}]}
+    assert out == {"gaie_files": [{}], "ms_files": [{"decode": {"replicas": 1}}]}
 
 
 def test_a_values_file_swapped_for_a_link_out_of_the_tree_after_the_plan_is_refused(tmp_path):
@@ -84,13 +81,12 @@ def test_a_values_file_swapped_for_a_link_out_of_the_tree_after_the_plan_is_refu
     os.unlink(values)
     os.symlink(str(outside), values)  # after the plan, before the values step
     out = read_values(records, settings["models_dir"], tmp_path)
-    assert out["serving_stack__gaie_files"] == [{}]
-    refused = out["serving_stack__ms_files"]
+    assert out["gaie_files"] == [{}]
+    refused = out["ms_files"]
     assert refused.startswith("error: ") and "%s: refused: it resolves to a file outside %s (a symlink leaving that " \
         "folder)" % (values, settings["models_dir"]) in refused, refused
     assert SECRET not in refused
-    # an empty serving_stack_models_dir is no check (it used to be read as the current folder): the link is followed,
-    # as it was by spec.yml before it passed the root
+    # an empty root is no check (it used to be read as the current folder): the link is followed
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    assert read_values(records, "", elsewhere)["serving_stack__ms_files"] == [{"token": SECRET}]
+    assert read_values(records, "", elsewhere)["ms_files"] == [{"token": SECRET}]

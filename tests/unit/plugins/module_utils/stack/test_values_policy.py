@@ -151,9 +151,13 @@ def test_a_bad_allow_list_is_a_problem_and_excuses_nothing(allow, expected):
 
 
 def test_rule_ids_are_documented_in_the_role():
-    argspec = (REPO / "roles" / "serving_stack" / "meta" / "argument_specs.yml").read_text()
+    text = (REPO / "roles" / "serving_stack" / "meta" / "argument_specs.yml").read_text()
     for rule in vp.RULES:
-        assert rule in argspec
+        assert rule in text
+    # and each is a choice of the allow-list's rule, in every entry point (the render's spec entry point checks it)
+    for name, entry in yaml.safe_load(text)["argument_specs"].items():
+        allow = entry["options"]["serving_stack_values_policy_allow"]["options"]["rule"]
+        assert sorted(allow["choices"]) == sorted(vp.RULES), name
 
 
 def test_the_repos_models_pass_the_policy():

@@ -8,9 +8,7 @@ import time
 import pytest
 import yaml
 
-from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ai_platform.serving.plugins.filter import serving_stack as flt
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan import build as plan
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import pull_secret
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values as sv
@@ -277,28 +275,6 @@ def test_pull_secret_content():
     entry = config["auths"][HARBOR]
     assert (entry["username"], entry["password"]) == ("robot$u", "s3cret")
     assert base64.b64decode(entry["auth"]).decode() == "robot$u:s3cret"
-
-
-def test_every_model_in_one_step_is_each_model_alone(recs):
-    """stack_specs (one task for all models in the role) gives what stack_spec gives for each record (the endpoints
-    serving_stack publishes from them: test_state.py)."""
-    ordered = [recs[slug] for slug in sorted(recs)]
-    settings = {"cluster_domain": "cluster.local", "embeddings_port": 8200}
-    specs = flt.stack_specs(ordered, [values(r, "gaie") for r in ordered], [values(r, "ms") for r in ordered], settings)
-    assert specs == dict((r["slug"], flt.stack_spec(r, values(r, "gaie"), values(r, "ms"), settings)) for r in ordered)
-    with pytest.raises(AnsibleFilterError, match="2 records but 1 gaie"):
-        flt.stack_specs(ordered, [{}], [{}, {}])
-    with pytest.raises(AnsibleFilterError, match="ms_values of Qwen3-0.6B-rke2 must be a mapping"):
-        flt.stack_specs(ordered, [{}, {}], [{}, "not a mapping"])
-
-
-def test_filters(recs):
-    rec = recs["all-minilm-l6-v2-rke2"]
-    assert sorted(flt.FilterModule().filters()) == ["stack_spec", "stack_specs"]
-    with pytest.raises(AnsibleFilterError, match="must be a mapping"):
-        flt.stack_spec(rec, ["not", "a", "dict"])
-    with pytest.raises(AnsibleFilterError, match="model_plan record"):
-        flt.stack_spec({"name": "x"})
 
 
 # --- pinned deploys: the lock file's images rewritten to @sha256: in the rendered values -------------------
