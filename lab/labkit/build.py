@@ -41,6 +41,8 @@ class GoComponent:
 
 
 EXTPROC_CLIENT_SRC = Path(__file__).resolve().parent.parent / "extproc-client"
+# CoreDNS with only the plugins the lab's Corefile uses (kube.coredns_argv); requires COREDNS_VERSION.
+COREDNS_SRC = Path(__file__).resolve().parent.parent / "coredns"
 
 
 @dataclass(frozen=True)
@@ -110,8 +112,8 @@ def components(v):
                     ldflags=(f"-X github.com/databus23/helm-diff/v3/cmd.Version={v['HELM_DIFF_VERSION'].lstrip('v')}",)),
         GoComponent(name="oras", module="oras.land/oras", version=v["ORAS_VERSION"],
                     packages=("oras.land/oras/cmd/oras",)),
-        GoComponent(name="coredns", module="github.com/coredns/coredns",
-                    version=v["COREDNS_VERSION"], packages=("github.com/coredns/coredns",)),
+        # upstream's main compiles every plugin; this one the six the Corefile names (lab/coredns/main.go)
+        LocalGoModule(name="coredns", src=COREDNS_SRC),
         GoComponent(name="gaie-epp", module="sigs.k8s.io/gateway-api-inference-extension",
                     version=v["GAIE_VERSION"],
                     packages=("sigs.k8s.io/gateway-api-inference-extension/cmd/epp",)),
@@ -190,6 +192,8 @@ def _stamp(comp):
 
 
 def is_cached(comp, cache):
+    if isinstance(comp, LocalGoModule):
+        return _local_is_cached(comp, cache)
     out = cache / comp.key
     stamp = out / "stamp.json"
     if not stamp.exists() or stamp.read_text() != _stamp(comp):
@@ -204,6 +208,8 @@ def prepare(comp, cache, log_dir):
     compiles (the module cache takes concurrent go commands). Returns the source dir; its output starts the
     component's build log.
     """
+    if isinstance(comp, LocalGoModule):
+        return prepare_local_module(comp, log_dir)
     src = cache / comp.key / "src"
     src.mkdir(parents=True, exist_ok=True)
     info = mod_download(f"{comp.module}@{comp.version}")
@@ -221,7 +227,7 @@ def build(comp, cache, log_dir, prepared=None):
     ``prepared``: a future of prepare(comp, ...) already started (build_all's prefetch); else it runs here.
     """
     if isinstance(comp, LocalGoModule):
-        return build_local_module(comp, cache, log_dir)
+        return build_local_module(comp, cache, log_dir, prepared)
     out = cache / comp.key
     if is_cached(comp, cache):
         log.info(f"{comp.key}: cached")
@@ -420,24 +426,51 @@ def _compile_bytecode(rootfs, run):
         env={"PYTHONHOME": str(rootfs / "usr")})
 
 
-def build_local_module(comp, cache, log_dir):
-    """Build a LocalGoModule into cache/<name>-<source digest>/bin unless it is there."""
+def _local_stamp(comp):
+    return json.dumps({"key": comp.key, "go": _go_version()}, sort_keys=True)
+
+
+def _local_is_cached(comp, cache):
     out = cache / comp.key
-    stamp = json.dumps({"key": comp.key, "go": _go_version()}, sort_keys=True)
-    binary = out / "bin" / comp.name
-    if binary.exists() and (out / "stamp.json").exists() \
-            and (out / "stamp.json").read_text() == stamp:
+    return (out / "bin" / comp.name).exists() and (out / "stamp.json").exists() \
+        and (out / "stamp.json").read_text() == _local_stamp(comp)
+
+
+def prepare_local_module(comp, log_dir):
+    """Download the modules a LocalGoModule's packages need, at the versions its go.sum pins.
+
+    `go list -deps` fetches only the modules that provide a package of the build (`go mod download`
+    would fetch every module in the graph, test-only ones included). Returns the source dir.
+    """
+    with open(log_dir / f"build-{comp.name}.log", "w", encoding="utf-8") as fh:
+        subprocess.run(["go", "list", "-mod=readonly", "-deps", "."], cwd=comp.src, env=go_env(),
+                       stdout=subprocess.DEVNULL, stderr=fh, check=True)
+    return comp.src
+
+
+def build_local_module(comp, cache, log_dir, prepared=None):
+    """Build a LocalGoModule into cache/<name>-<source digest>/bin unless it is there.
+
+    ``prepared``: a future of prepare(comp, ...) already started (build_all's prefetch).
+    """
+    out = cache / comp.key
+    if _local_is_cached(comp, cache):
         log.info(f"{comp.key}: cached")
         return out / "bin"
     started = time.monotonic()
+    binary = out / "bin" / comp.name
     binary.parent.mkdir(parents=True, exist_ok=True)
     logfile = log_dir / f"build-{comp.name}.log"
     log.info(f"{comp.key}: building (log: {logfile})")
-    with open(logfile, "w", encoding="utf-8") as fh:
+    if prepared is not None:
+        prepared.result()
+    else:
+        prepare_local_module(comp, log_dir)
+    with open(logfile, "a", encoding="utf-8") as fh:
         subprocess.run(["go", "build", "-mod=readonly", "-ldflags", "-s -w", "-o", str(binary),
                         "."], cwd=comp.src, env=go_env(), stdout=fh, stderr=subprocess.STDOUT,
                        check=True)
-    (out / "stamp.json").write_text(stamp)
+    (out / "stamp.json").write_text(_local_stamp(comp))
     log.info(f"{comp.key}: built in {time.monotonic() - started:.0f}s")
     return out / "bin"
 

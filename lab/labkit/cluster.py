@@ -28,7 +28,7 @@ def build_all(paths, versions):
     """All programs, from the cache when their version key matches; linked into <lab>/bin."""
     paths.logs.mkdir(parents=True, exist_ok=True)
     components = build.components(versions)
-    missing = [c for c in components if isinstance(c, build.GoComponent) and not build.is_cached(c, paths.cache)]
+    missing = [c for c in components if not build.is_cached(c, paths.cache)]
     # Compiles run one at a time (each takes both cores); the downloads of the others (a third of a cold
     # build) run beside them, PREFETCH at a time.
     with concurrent.futures.ThreadPoolExecutor(max_workers=PREFETCH) as pool:

@@ -1,10 +1,12 @@
 """Pure parts of the lab's tooling (no running lab needed)."""
 
+import concurrent.futures
 import json
+import re
 import tarfile
 
-from labkit import build, host, oci
-from labkit.config import HOSTS_MARKER
+from labkit import build, host, kube, oci
+from labkit.config import HOSTS_MARKER, Paths, load_versions
 
 K8S_LIKE = """module k8s.io/kubernetes
 
@@ -124,15 +126,13 @@ echo "$*" >> "$FAKE_GO_CALLS"
 case "$1" in
   mod) printf '{"Path": "example.com/tool", "GoMod": "%s"}\\n' "$FAKE_GO_MOD" ;;
   env) echo go1.0 ;;
-  build) while [ "$1" != "-o" ]; do shift; done; mkdir -p "$2"; touch "$2/tool" ;;
+  build) while [ "$1" != "-o" ]; do shift; done
+         case "$2" in */) mkdir -p "$2"; touch "$2/tool" ;; *) mkdir -p "$(dirname "$2")"; touch "$2" ;; esac ;;
 esac
 """
 
 
-def test_a_prefetched_build_downloads_once_then_compiles_into_the_cache(tmp_path, monkeypatch):
-    """build_all fetches every uncached component's modules (prepare) while others compile; build then only
-    compiles, appends to the same log, and stamps the cache so the next lab up reuses it."""
-    import concurrent.futures
+def _fake_go(tmp_path, monkeypatch):
     fake = tmp_path / "bin" / "go"
     fake.parent.mkdir()
     fake.write_text(FAKE_GO)
@@ -143,6 +143,13 @@ def test_a_prefetched_build_downloads_once_then_compiles_into_the_cache(tmp_path
     monkeypatch.setenv("PATH", "%s:/usr/bin:/bin" % fake.parent)
     monkeypatch.setenv("FAKE_GO_CALLS", str(calls))
     monkeypatch.setenv("FAKE_GO_MOD", str(gomod))
+    return calls
+
+
+def test_a_prefetched_build_downloads_once_then_compiles_into_the_cache(tmp_path, monkeypatch):
+    """build_all fetches every uncached component's modules (prepare) while others compile; build then only
+    compiles, appends to the same log, and stamps the cache so the next lab up reuses it."""
+    calls = _fake_go(tmp_path, monkeypatch)
     comp = build.GoComponent(name="tool", module="example.com/tool", version="v1.0.0",
                              packages=("example.com/tool",))
     cache, logs = tmp_path / "cache", tmp_path / "logs"
@@ -158,3 +165,62 @@ def test_a_prefetched_build_downloads_once_then_compiles_into_the_cache(tmp_path
     calls.write_text("")
     assert build.build(comp, cache, logs) == bin_dir  # cached: no go call but the stamp's version
     assert [line.split()[0] for line in calls.read_text().splitlines()] in ([], ["env"]), calls.read_text()
+
+
+def test_a_local_module_is_prefetched_like_the_others_then_compiled_once(tmp_path, monkeypatch):
+    """A LocalGoModule (coredns, epp-extproc-client) downloads what its packages need (`go list -deps`,
+    at its go.sum's versions) in build_all's prefetch, then compiles read-only; its digest keys the cache."""
+    calls = _fake_go(tmp_path, monkeypatch)
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "go.mod").write_text("module lab.local/tool\n")
+    (src / "main.go").write_text("package main\n")
+    comp = build.LocalGoModule(name="tool", src=src)
+    cache, logs = tmp_path / "cache", tmp_path / "logs"
+    logs.mkdir()
+    assert not build.is_cached(comp, cache)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        bin_dir = build.build(comp, cache, logs, pool.submit(build.prepare, comp, cache, logs))
+    lines = [line for line in calls.read_text().splitlines() if not line.startswith("env")]
+    assert [line.split()[0] for line in lines] == ["list", "build"], lines
+    assert "-deps" in lines[0] and "-mod=readonly" in lines[1]
+    assert (bin_dir / "tool").is_file() and build.is_cached(comp, cache)
+    calls.write_text("")
+    assert build.build(comp, cache, logs) == bin_dir
+    assert all(line.startswith("env") for line in calls.read_text().splitlines())
+    (src / "main.go").write_text("package main // changed\n")
+    assert not build.is_cached(comp, cache)  # a source change is a new key
+
+
+def _corefile_plugins(text):
+    """The plugin of each line directly inside a Corefile server block."""
+    plugins, depth = [], 0
+    for line in text.splitlines():
+        words = line.split()
+        if depth == 1 and words and words[0] != "}":
+            plugins.append(words[0])
+        depth += line.count("{") - line.count("}")
+    return plugins
+
+
+def test_the_lab_coredns_has_every_plugin_its_corefile_uses_in_upstream_order(tmp_path):
+    """lab/coredns builds CoreDNS with only the Corefile's plugins: each must be imported and in the
+    directive list (else CoreDNS refuses the Corefile: "Unknown directive"), in upstream's order."""
+    comp = dict((c.name, c) for c in build.components(load_versions()))["coredns"]
+    assert isinstance(comp, build.LocalGoModule) and comp.binaries() == ("coredns",)
+    paths = Paths(root=tmp_path, cache=tmp_path / "cache")
+    paths.etc.mkdir()
+    kube.coredns_argv(paths, tmp_path / "bin")
+    used = _corefile_plugins((paths.etc / "Corefile").read_text())
+    assert used == ["bind", "errors", "hosts", "kubernetes", "cache", "reload"]
+    main_go = (comp.src / "main.go").read_text()
+    imported = re.findall(r'_ "github.com/coredns/coredns/plugin/(\w+)"', main_go)
+    directives = re.findall(r'^\t"(\w+)",$', main_go, re.MULTILINE)
+    assert sorted(imported) == sorted(used) == sorted(directives)
+    # upstream v1.12.1's order (core/dnsserver/zdirectives.go), restricted to these plugins
+    assert directives == ["reload", "bind", "errors", "cache", "hosts", "kubernetes"]
+
+
+def test_the_lab_coredns_module_requires_the_pinned_coredns():
+    gomod = (build.COREDNS_SRC / "go.mod").read_text()
+    assert build.required_version(gomod, "github.com/coredns/coredns") == load_versions()["COREDNS_VERSION"]
