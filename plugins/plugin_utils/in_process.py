@@ -25,12 +25,14 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import importlib
+import json
 import os
 import subprocess
 import traceback
 
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.common.parameters import remove_values
+from ansible.module_utils.common.text.converters import to_text
 from ansible.module_utils.errors import UnsupportedError
 from ansible.plugins.action import ActionBase
 
@@ -166,10 +168,17 @@ class InProcessModuleAction(ActionBase):
         return result
 
 
+def plain_args(args):
+    """The task's arguments as a module process receives them: through JSON, so plain str, int, float, bool, None,
+    dict and list. Templated values are Ansible's tagged subclasses (an int from the inventory is not ``int``) and its
+    lazy containers; a module comparing types (stack/live_state.py:differs) must see what it sees as a process."""
+    return json.loads(json.dumps(args or {}, default=to_text))
+
+
 def run_in_process(module_name, args, check_mode=False, diff=False):
     """Run ``plugins/modules/<module_name>.py``'s main() here; return its result."""
     module = importlib.import_module("ansible_collections.ai_platform.serving.plugins.modules." + module_name)
-    ControllerModule.bind("ai_platform.serving." + module_name, args or {}, bool(check_mode), bool(diff))
+    ControllerModule.bind("ai_platform.serving." + module_name, plain_args(args), bool(check_mode), bool(diff))
     runner.MODULE_CLASS.append(ControllerModule)
     try:
         module.main()
