@@ -177,5 +177,5 @@ def test_the_module_sees_plain_types_as_a_module_process_does(probe):
     args = {"records": [{"port": _TaggedInt(443), "host": _TaggedStr("harbor"), "nested": [{"n": _TaggedInt(1)}]}]}
     result = in_process.run_in_process(probe, args)
     record = result["params"]["records"][0]
-    assert type(record["port"]) is int and type(record["host"]) is str and type(record["nested"][0]["n"]) is int
+    assert [type(value) for value in (record["port"], record["host"], record["nested"][0]["n"])] == [int, str, int]
     assert record == {"port": 443, "host": "harbor", "nested": [{"n": 1}]}
