@@ -320,7 +320,9 @@ def execute_module(module, client):
     )
     result = state.decide(records, specs, params["charts"], read, params["storage_results"], params["keep"],
                           (facts.get("post_renderer") or {}).get("arg"), file_digest(module, params["post_renderer"]),
-                          params["helm_timeout"], params["helm_binary"], params["kubeconfig"])
+                          params["helm_timeout"], params["helm_binary"])
+    # the kubeconfig (a no_log option of kubernetes.core's) is added by the role's command task: in this result it
+    # would be masked, as every no_log value is
     result.update(facts)
     if result["problems"] and not module.check_mode:
         module.fail_json(msg="\n".join(result["problems"]), **result)
