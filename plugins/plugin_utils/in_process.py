@@ -59,6 +59,7 @@ class ControllerModule(object):
     AnsibleK8SModule), for a module running in the playbook's process. Built by ``run_module`` with the module's
     argument spec; the task's arguments, check mode and diff come from the action (``bind``)."""
 
+    masked = set()  # the no_log values of the module running now
     _task = ("", {}, False, False)  # (name, args, check_mode, diff) of the running action, set by bind()
 
     @classmethod
@@ -75,6 +76,7 @@ class ControllerModule(object):
         validated = validator.validate(dict(args))
         self.params = validated.validated_parameters
         self.no_log_values = set(validated._no_log_values)
+        ControllerModule.masked = self.no_log_values  # a crash's message is masked with them too (run_in_process)
         self.warnings.extend(w["warning"] for w in validated._warnings)
         self.deprecations.extend(validated._deprecations)
         if validated.error_messages:  # the first error, worded as AnsibleModule words it
@@ -179,14 +181,15 @@ def run_in_process(module_name, args, check_mode=False, diff=False):
     """Run ``plugins/modules/<module_name>.py``'s main() here; return its result."""
     module = importlib.import_module("ansible_collections.ai_platform.serving.plugins.modules." + module_name)
     ControllerModule.bind("ai_platform.serving." + module_name, plain_args(args), bool(check_mode), bool(diff))
+    ControllerModule.masked = set()
     runner.MODULE_CLASS.append(ControllerModule)
     try:
         module.main()
     except ModuleExit as done:
         return done.result
     except Exception as exc:  # pylint: disable=broad-except
-        return dict(failed=True, msg="%s failed in the playbook's process: %s: %s" % (module_name, type(exc).__name__, exc),
-                    exception=traceback.format_exc())
+        return remove_values(dict(failed=True, msg="%s failed in the playbook's process: %s: %s" % (
+            module_name, type(exc).__name__, exc), exception=traceback.format_exc()), ControllerModule.masked)
     finally:
         runner.MODULE_CLASS.pop()
     return dict(failed=True, msg="%s returned without exit_json or fail_json" % module_name)

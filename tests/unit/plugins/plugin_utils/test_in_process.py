@@ -33,7 +33,7 @@ def probe():
         if mod.params["mode"] == "write" and mod.params["records"] == [{"fail": True}]:
             mod.fail_json(msg="cannot write with token %s" % mod.params["token"])
         if mod.params["records"] == [{"crash": True}]:
-            raise KeyError("slug")
+            raise KeyError("slug %s" % mod.params["token"])
         mod.warn("a warning")
         mod.exit_json(changed=mod.params["mode"] == "write", params=mod.params, check_mode=mod.check_mode,
                       diff_mode=mod._diff, echoed="token %s" % mod.params["token"])
@@ -78,9 +78,10 @@ def test_bad_options_fail_as_the_module_would(probe, args, message):
 
 
 def test_a_crash_fails_the_task_with_its_traceback(probe):
-    result = in_process.run_in_process(probe, {"records": [{"crash": True}]})
+    result = in_process.run_in_process(probe, {"records": [{"crash": True}], "token": "s3cret-value"})
     assert result["failed"] is True
     assert "aips_probe failed in the playbook's process: KeyError" in result["msg"]
+    assert "s3cret-value" not in repr(result)  # the message and the traceback masked like a result
     assert "Traceback" in result["exception"]
 
 
