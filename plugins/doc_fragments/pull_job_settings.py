@@ -1,6 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, ai_platform.serving contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Doc fragment: the pull Job's settings, shared by model_pull_job and model_storage_state."""
 
 from __future__ import absolute_import, division, print_function
 

@@ -1,6 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, ai_platform.serving contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Doc fragment: how the registry modules check a registry's TLS (ca_file, validate_certs)."""
 
 from __future__ import absolute_import, division, print_function
 
