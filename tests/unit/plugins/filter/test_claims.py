@@ -62,7 +62,7 @@ def test_claim_fate():
 
 def test_revision_line_names_digest_tag_commit_and_time():
     line = claims.revision_line({"digest": "sha256:ab", "tag": "h/p/m:v2", "commit": "0123456789abcdef",
-                                      "pulled_at": "2026-12-03T10:00:00Z"})
+                                 "pulled_at": "2026-12-03T10:00:00Z"})
     assert line == "sha256:ab (h/p/m:v2, commit 0123456789ab, pulled 2026-12-03T10:00:00Z)"
     assert claims.revision_line({"digest": "sha256:ab"}) == "sha256:ab (no tag recorded, commit ?, pulled ?)"
     with pytest.raises(AnsibleFilterError, match="revision_line: expects"):
@@ -72,7 +72,7 @@ def test_revision_line_names_digest_tag_commit_and_time():
 def test_rollback_target_names_the_revision_or_why_none():
     digest = "sha256:" + "b" * 64
     assert claims.rollback_target({"metadata": {}}, digest) == {"revision": {"digest": digest, "kept": False},
-                                                                 "note": None}
+                                                                "note": None}
     none = claims.rollback_target({"metadata": {"annotations": {}}})
     assert none["revision"] is None and "nothing to roll back to" in none["note"]
     with pytest.raises(AnsibleFilterError, match="rollback_target: expects a claim object"):

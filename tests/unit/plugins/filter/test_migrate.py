@@ -26,7 +26,7 @@ def test_filter_map():
 @pytest.mark.parametrize("name", ["cloud", "rke2"])
 def test_rendered_file_reads_back_as_the_group_vars(name, tmp_path):
     result = migrate.from_pulumi_stack(text_of(name), models_dir=str(tmp_path), stack_file="Pulumi.%s.yaml" % name,
-                                            output="inventory/x/group_vars/serving.yml")
+                                       output="inventory/x/group_vars/serving.yml")
     content = result["content"]
     assert content.startswith("---\n# ai_platform.serving settings migrated from Pulumi.%s.yaml" % name)
     assert "# The Harbor token is not in this file: vault_aips_harbor_token is kept in Ansible Vault, in " \

@@ -50,7 +50,7 @@ def test_resource_name(kind, name):
 def test_label_selectors():
     assert names.label_selectors("managed") == ["app.kubernetes.io/managed-by=ai_platform.serving"]
     assert names.label_selectors("model_cache") == ["app.kubernetes.io/component=model-cache",
-                                                     "app.kubernetes.io/managed-by=ai_platform.serving"]
+                                                    "app.kubernetes.io/managed-by=ai_platform.serving"]
     with pytest.raises(AnsibleFilterError, match="unknown selection 'pods'; use one of managed, model_cache"):
         names.label_selectors("pods")
 
