@@ -22,6 +22,14 @@ import os
 import re
 import shlex
 
+try:
+    import yaml
+except ImportError:  # render_group_vars says it needs PyYAML
+    yaml = None
+
+from ansible.module_utils.common.text.converters import to_text
+
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import safe_yaml
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan.schema import CATEGORIES, MODEL_FIELDS, SOURCE_FIELDS
 
 PROJECT = "app-serving"
@@ -404,3 +412,72 @@ def vault_instructions(token, vault_file, stack=None):
                  "without the token on the command line; use >> if the file already holds other variables), "
                  "then run the playbooks with --ask-vault-pass or --vault-password-file." % VAULT_VARIABLE)
     return lines
+
+
+def parse_stack(stack):
+    """``(data, problem)``: the stack as plain Python data, from YAML text or an already parsed mapping."""
+    if isinstance(stack, (bytes, str)):
+        try:
+            # the collection's one YAML reader: alias, node and depth limits; the position and the kind of a
+            # problem only (yaml's own message quotes the line, which may be the token's)
+            return safe_yaml.loads(to_text(stack), "the stack file"), None
+        except safe_yaml.YamlFileError as exc:
+            return None, "the stack file is %s" % exc.reason
+    try:
+        # Plain types: values from Ansible may be tagged subclasses the YAML dumper rejects.
+        return json.loads(json.dumps(stack)), None
+    except (TypeError, ValueError):
+        return None, "the stack must be YAML text or a mapping of config keys"
+
+
+def _indented_dumper():
+    """Block style with list items indented under their key, as yamllint's default wants."""
+
+    class IndentedDumper(yaml.SafeDumper):
+        def increase_indent(self, flow=False, indentless=False):
+            return super(IndentedDumper, self).increase_indent(flow, False)
+
+    return IndentedDumper
+
+
+def render_group_vars(group_vars, stack_file=None, output=None):
+    """The group_vars file: a header, then the variables in a fixed order."""
+    if yaml is None:
+        raise ValueError("writing the group_vars file needs PyYAML (ansible-core's dependency)")
+    source = os.path.basename(stack_file) if stack_file else "a Pulumi stack file"
+    lines = ["---",
+             "# ai_platform.serving settings migrated from %s by playbooks/migrate_pulumi.yml" % source,
+             "# (docs/migration.md)."]
+    if group_vars.get("aips_harbor_token") == VAULT_REFERENCE:
+        where = os.path.relpath(vault_file_for(output), os.path.dirname(output) or ".") if output else "a vault file"
+        lines.append("# The Harbor token is not in this file: %s is kept in Ansible Vault, in %s."
+                     % (VAULT_VARIABLE, where))
+    text = "\n".join(lines) + "\n"
+    dumper = _indented_dumper()
+    for variable, value in ordered_group_vars(group_vars):
+        text += yaml.dump({variable: value}, Dumper=dumper, default_flow_style=False, sort_keys=False,
+                          allow_unicode=True, width=120)
+    return text
+
+
+def migrate_stack(stack, models_dir=None, stack_file=None, output=None):
+    """The whole migration of a Pulumi.<stack>.yaml (text or mapping): convert_stack's result plus the Vault
+    variable and file, the group_vars folder the output would shadow, the Vault instructions and the rendered
+    ``content`` (empty when there are errors)."""
+    data, problem = parse_stack(stack)
+    if problem:
+        result = {"group_vars": {}, "errors": ["stack file: %s" % problem], "warnings": [], "notes": [],
+                  "token": TOKEN_ABSENT}
+    else:
+        if models_dir:
+            models_dir = os.path.abspath(os.path.expanduser(to_text(models_dir)))
+        result = convert_stack(data, models_dir)
+    output = to_text(output) if output else None
+    vault_file = vault_file_for(output) if output else None
+    result["vault_variable"] = VAULT_VARIABLE
+    result["vault_file"] = vault_file
+    result["shadowing_folder"] = shadowing_folder(output) if output else None
+    result["instructions"] = vault_instructions(result["token"], vault_file or "<inventory>/group_vars/all/vault.yml",
+                                                stack_name(to_text(stack_file)) if stack_file else None)
+    result["content"] = "" if result["errors"] else render_group_vars(result["group_vars"], stack_file, output)
+    return result

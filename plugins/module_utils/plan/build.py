@@ -35,6 +35,15 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.stack import c
 HOSTNAME_LABEL = naming.HOSTNAME_LABEL
 
 DEFAULT_HOSTPATH_ROOT = "/var/lib/hostpath/models"
+
+
+def hostpath_root(root=None):
+    """The hostPath root the roles use: ``root``, or DEFAULT_HOSTPATH_ROOT when it is empty."""
+    if root is not None and not isinstance(root, str):
+        raise ValueError("expects a directory path or an empty value, got %r" % (root,))
+    return root or DEFAULT_HOSTPATH_ROOT
+
+
 MODEL_CACHE_MOUNT = "/model-cache"
 PULL_MARKER = "/model-cache/.pulled"
 

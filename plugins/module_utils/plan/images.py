@@ -192,6 +192,14 @@ def locked_images(images, lock_images=None):
     return locked
 
 
+def lock_sections(items, harbor):
+    """The lock file's ``images`` and ``charts`` sections from the items playbooks/load.yml pushed: its loop
+    results (the lock entry under ``item``, ``manifest_digest`` beside it) or the entries themselves."""
+    entries = [dict(entry["item"], manifest_digest=entry.get("manifest_digest"))
+               if isinstance(entry.get("item"), dict) else entry for entry in items or [] if isinstance(entry, dict)]
+    return {"images": image_lock(entries, harbor), "charts": chart_lock(entries, harbor)}
+
+
 def image_lock(items, harbor):
     """The lock file's ``images`` section from loaded bundle items (kind image: name = the source, project,
     image_path, digest): ``{source: {reference: Harbor tag reference, digest, pinned_reference}}``."""

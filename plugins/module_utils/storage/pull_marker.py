@@ -162,6 +162,19 @@ def rollback_target(annotations, digest=None):
                   "when the role runs alone) sets how many are kept" % served)
 
 
+def claim_rollback_target(claim, digest=None):
+    """``{"revision": ..., "note": ...}`` of rollback_target for a claim object (k8s_info resource)."""
+    revision, note = rollback_target(((claim or {}).get("metadata") or {}).get("annotations") or {}, digest or None)
+    return {"revision": revision, "note": note}
+
+
+def revision_line(revision):
+    """One kept revision (of claim_pull_record's ``revisions``) as a line of the cache listing: digest, tag,
+    commit and pull time."""
+    return "%s (%s, commit %s, pulled %s)" % (revision.get("digest"), revision.get("tag") or "no tag recorded",
+                                              (revision.get("commit") or "?")[:12], revision.get("pulled_at") or "?")
+
+
 def annotations_marker(annotations):
     """The reverse of pvc_annotations, for the cache listing: ``files`` the model's files (also on a claim annotated
     before ``model_files`` was, whose ``files`` counted refs/main)."""

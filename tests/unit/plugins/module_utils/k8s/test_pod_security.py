@@ -1,10 +1,10 @@
-"""Pod Security: the pull Job and the clear Job pass "restricted"; labels; resource limits."""
+"""Pod Security: the pull Job and the clear Job pass "restricted"; resource limits (the namespace labels and the
+clear Job's filter: tests/unit/plugins/filter/test_pod_security.py, test_claims.py)."""
 
 import pytest
 
 from ansible_collections.ai_platform.serving.tests.support.plan_cases import case_settings
 
-from ansible_collections.ai_platform.serving.plugins.filter import pod_security as flt
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan import build as plan
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims, manifests, pull_script
 from ansible_collections.ai_platform.serving.plugins.module_utils.k8s import namespaces
@@ -59,18 +59,6 @@ def test_the_script_reads_the_registry_config_off_root():
     assert "/root" not in pull_script.PULL_SCRIPT
 
 
-def test_clear_job_passes_restricted_and_keeps_placement(record):
-    job = flt.model_clear_job(record)
-    assert job["metadata"]["name"] == "e-model-clear" and job["metadata"]["namespace"] == "llm-d-e"
-    pod = job["spec"]["template"]["spec"]
-    assert ps.restricted_problems(pod) == []
-    assert pod["affinity"] == record["storage"]["job_affinity"]
-    assert pod["tolerations"] == record["tolerations"]
-    assert pod["volumes"] == [{"name": "model-cache", "persistentVolumeClaim": {"claimName": "e-model"}}]
-    assert job["spec"]["activeDeadlineSeconds"] == 600
-    assert pod["containers"][0]["resources"]["limits"]["ephemeral-storage"]
-
-
 @pytest.mark.parametrize("change, expected", [
     (lambda p: p.update(hostNetwork=True), "hostNetwork is true"),
     (lambda p: p["volumes"].append({"name": "h", "hostPath": {"path": "/"}}), "volume h is of type hostPath"),
@@ -87,24 +75,9 @@ def test_clear_job_passes_restricted_and_keeps_placement(record):
     (lambda p: p["securityContext"].update(runAsUser=0), "uid 0"),
 ])
 def test_restricted_problems_sees_each_rule(record, change, expected):
-    pod = flt.model_clear_job(record)["spec"]["template"]["spec"]
+    pod = manifests.clear_job_manifest(record)["spec"]["template"]["spec"]
     change(pod)
     assert any(expected in problem for problem in ps.restricted_problems(pod)), ps.restricted_problems(pod)
-
-
-def test_namespace_labels():
-    assert flt.pod_security_labels({"enforce": "restricted", "warn": "restricted", "enforce-version": "v1.33"}) == {
-        "pod-security.kubernetes.io/enforce": "restricted", "pod-security.kubernetes.io/warn": "restricted",
-        "pod-security.kubernetes.io/enforce-version": "v1.33"}
-    assert flt.pod_security_labels({}) == {} and flt.pod_security_labels(None) == {}
-
-
-@pytest.mark.parametrize("levels, expected", [
-    ({"enforce": "strict"}, "level 'strict'"), ({"enfore": "restricted"}, "mode 'enfore'"), ("restricted", "mapping"),
-])
-def test_bad_levels_fail(levels, expected):
-    with pytest.raises(Exception, match=expected):
-        flt.pod_security_labels(levels)
 
 
 def test_limits_are_added_and_never_below_the_request():

@@ -127,6 +127,10 @@ def test_lock_sections_from_loaded_items():
     assert charts == {"inferencepool": {"version": "v1.2.0", "digest": DIGEST,
                                         "reference": "oci://%s/charts/inferencepool:v1.2.0" % HARBOR,
                                         "pinned_reference": "oci://%s/charts/inferencepool@%s" % (HARBOR, DIGEST)}}
+    # load.yml's loop results (the entry under item, manifest_digest beside it) read as the entries themselves
+    looped = [{"item": dict(item, manifest_digest=None), "manifest_digest": item.get("manifest_digest")}
+              for item in items] + ["not an entry"]
+    assert ip.lock_sections(looped, HARBOR) == ip.lock_sections(items, HARBOR) == {"images": images, "charts": charts}
 
 
 def test_image_pins_cover_the_harbor_reference_and_the_mirrored_source():
@@ -171,20 +175,6 @@ def test_locked_images_pin_the_pull_jobs_oras_image():
     # another version than the pinned tag goes by that tag
     assert ip.oras_image(locked, HARBOR, True, "v1.3.2") == HARBOR + "/images-infra/oras-project/oras:v1.3.2"
     assert ip.locked_images(images, {}) == images
-
-
-def test_the_lock_sections_filter_and_the_pin_filters_gone():
-    """bundle_lock_sections stays a filter (load.yml); the pins are the plan's (plan/artifacts.py), not filters."""
-    from ansible_collections.ai_platform.serving.plugins.filter import image_plan as flt
-    filters = flt.FilterModule().filters()
-    sections = filters["bundle_lock_sections"](
-        [{"item": {"kind": "chart", "name": "inferencepool", "version": "v1.2.0", "project": "charts"},
-          "manifest_digest": DIGEST}], HARBOR)
-    assert sections["images"] == {} and sections["charts"]["inferencepool"]["digest"] == DIGEST
-    assert sections["charts"]["inferencepool"]["pinned_reference"] == "oci://%s/charts/inferencepool@%s" % (HARBOR, DIGEST)
-    assert not set(filters) & {"stack_charts", "image_pins", "locked_images", "pin_charts"}
-    assert set(filters) == {"image_plan", "chart_plan", "model_sync_reference", "model_sync_published",
-                            "bundle_lock_sections"}
 
 
 def test_a_docker_hub_alias_is_mirrored_as_docker_io():

@@ -2,7 +2,9 @@
 # Copyright: (c) 2026, ai_platform.serving contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Filters for slugs, per-model resource names and label selectors; docs in the <filter>.yml files beside this one."""
+"""The names family: model slugs, per-model resource names and label selectors, from module_utils/naming.py (the one
+place names are derived). Docs in the <filter>.yml files beside this one; tests in
+tests/unit/plugins/filter/test_names.py."""
 
 from __future__ import absolute_import, division, print_function
 

@@ -2,7 +2,8 @@
 # Copyright: (c) 2026, ai_platform.serving contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Filters on OCI references (module_utils/registry/reference.py); docs in the <filter>.yml files beside this one."""
+"""The references family: OCI references parsed and pinned by digest (module_utils/registry/reference.py). Docs in
+the <filter>.yml files beside this one; tests in tests/unit/plugins/filter/test_references.py."""
 
 from __future__ import absolute_import, division, print_function
 

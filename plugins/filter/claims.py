@@ -2,7 +2,9 @@
 # Copyright: (c) 2026, ai_platform.serving contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Filters of the model caches; docs in the <filter>.yml files beside this one."""
+"""The claims family: a model claim and the cache it holds - what it records of its pulls, what deleting it does,
+who mounts it, and the patch and Job that clear it (module_utils/storage/). Docs in the <filter>.yml files beside
+this one; tests in tests/unit/plugins/filter/test_claims.py."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -10,7 +12,15 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import cache as model_cache, manifests, pull_marker
+from ansible_collections.ai_platform.serving.plugins.module_utils.k8s.pod_security import DEFAULT_UID
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import (
+    cache as model_cache, claims, manifests, pull_marker)
+
+
+def _claim(name, claim):
+    if not isinstance(claim, dict):
+        raise AnsibleFilterError("%s: expects a claim object (k8s_info resource), got %s" % (name, type(claim).__name__))
+    return claim
 
 
 def claim_fate(claim, volume=None):
@@ -22,29 +32,14 @@ def claim_fate(claim, volume=None):
     return model_cache.claim_fate(claim, volume)
 
 
-def human_bytes(count):
-    """Bytes as a short IEC size, e.g. 92274688 -> '88.0 MiB'."""
-    try:
-        return model_cache.human_bytes(int(count or 0))
-    except (TypeError, ValueError):
-        raise AnsibleFilterError("human_bytes: expects a number of bytes, got %r" % (count,))
-
-
 def claim_pull_record(claim):
     """What a model claim records of its pull (annotations by marker field) and its slug label."""
-    if not isinstance(claim, dict):
-        raise AnsibleFilterError("claim_pull_record: expects a claim object (k8s_info resource), got %s"
-                                 % type(claim).__name__)
-    return pull_marker.claim_pull_record(claim)
+    return pull_marker.claim_pull_record(_claim("claim_pull_record", claim))
 
 
 def rollback_target(claim, digest=None):
     """``{"revision": ..., "note": ...}``: the revision a rollback of this claim switches to (or none, and why)."""
-    if not isinstance(claim, dict):
-        raise AnsibleFilterError("rollback_target: expects a claim object (k8s_info resource), got %s"
-                                 % type(claim).__name__)
-    revision, note = pull_marker.rollback_target((claim.get("metadata") or {}).get("annotations") or {}, digest or None)
-    return {"revision": revision, "note": note}
+    return pull_marker.claim_rollback_target(_claim("rollback_target", claim), digest)
 
 
 def revision_line(revision):
@@ -52,8 +47,14 @@ def revision_line(revision):
     if not isinstance(revision, dict):
         raise AnsibleFilterError("revision_line: expects one of claim_pull_record's revisions, got %s"
                                  % type(revision).__name__)
-    return "%s (%s, commit %s, pulled %s)" % (revision.get("digest"), revision.get("tag") or "no tag recorded",
-                                              (revision.get("commit") or "?")[:12], revision.get("pulled_at") or "?")
+    return pull_marker.revision_line(revision)
+
+
+def claim_users(objects, claim, skip_jobs=None):
+    """``namespace/name`` of the pods or workloads that mount ``claim`` (the collection's Jobs left out)."""
+    if not isinstance(objects, list):
+        raise AnsibleFilterError("claim_users: expects a list of pods or workloads, got %s" % type(objects).__name__)
+    return claims.claim_users(objects, claim, tuple(skip_jobs or ()))
 
 
 def model_claim_reset(record):
@@ -64,13 +65,22 @@ def model_claim_reset(record):
         raise AnsibleFilterError("model_claim_reset: expects a plan record with a Harbor model source: %s" % exc)
 
 
+def model_clear_job(record, uid=DEFAULT_UID, active_deadline_seconds=600):
+    """The Job that empties one model's claim (hub/, marker, staging), restricted like the pull Job."""
+    try:
+        return manifests.clear_job_manifest(record, uid=int(uid), active_deadline_seconds=int(active_deadline_seconds))
+    except (manifests.StorageError, ValueError, KeyError, TypeError) as exc:
+        raise AnsibleFilterError("model_clear_job: %s" % exc)
+
+
 class FilterModule(object):
     def filters(self):
         return {
             "claim_fate": claim_fate,
-            "human_bytes": human_bytes,
             "claim_pull_record": claim_pull_record,
-            "model_claim_reset": model_claim_reset,
             "rollback_target": rollback_target,
             "revision_line": revision_line,
+            "claim_users": claim_users,
+            "model_claim_reset": model_claim_reset,
+            "model_clear_job": model_clear_job,
         }
