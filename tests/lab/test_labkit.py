@@ -4,8 +4,9 @@ import concurrent.futures
 import json
 import re
 import tarfile
+import threading
 
-from labkit import build, host, kube, oci
+from labkit import build, cluster, host, kube, oci
 from labkit.config import HOSTS_MARKER, Paths, load_versions
 
 K8S_LIKE = """module k8s.io/kubernetes
@@ -224,3 +225,41 @@ def test_the_lab_coredns_has_every_plugin_its_corefile_uses_in_upstream_order(tm
 def test_the_lab_coredns_module_requires_the_pinned_coredns():
     gomod = (build.COREDNS_SRC / "go.mod").read_text()
     assert build.required_version(gomod, "github.com/coredns/coredns") == load_versions()["COREDNS_VERSION"]
+
+
+def test_build_all_compiles_each_component_as_soon_as_its_download_is_done(tmp_path, monkeypatch):
+    """A cold build compiles in the order the downloads end, not in list order: a small component whose modules
+    arrive first compiles while the big one's still come in; cached ones are not downloaded; the linked bin dirs
+    keep the list order."""
+    slow_download = threading.Event()
+    order = []
+    comps = [build.GoComponent(name=n, module="example.com/" + n, version="v1", packages=("example.com/" + n,))
+             for n in ("big", "small", "cached")]
+
+    def prepare(comp, cache, logs):
+        if comp.name == "big":
+            assert slow_download.wait(10), "the small component never compiled while big downloaded"
+        order.append("get " + comp.name)
+        return comp.name
+
+    def build_one(comp, cache, logs, prepared=None):
+        if prepared is not None:
+            assert prepared.result() == comp.name
+        order.append("build " + comp.name)
+        if comp.name == "small":
+            slow_download.set()
+        return tmp_path / comp.name
+
+    linked = []
+    monkeypatch.setattr(build, "components", lambda versions: comps)
+    monkeypatch.setattr(build, "is_cached", lambda comp, cache: comp.name == "cached")
+    monkeypatch.setattr(build, "prepare", prepare)
+    monkeypatch.setattr(build, "build", build_one)
+    for name in ("build_c_static", "build_go_local", "install_helm_plugin"):
+        monkeypatch.setattr(build, name, lambda *args: None)
+    monkeypatch.setattr(build, "link_bins", lambda dirs, target: linked.extend(dirs))
+    paths = type("Paths", (), dict(cache=tmp_path / "cache", logs=tmp_path / "logs", bin=tmp_path / "bin",
+                                   helm_plugins=tmp_path / "plugins"))()
+    cluster.build_all(paths, {"HELM_DIFF_VERSION": "v1"})
+    assert order == ["build cached", "get small", "build small", "get big", "build big"], order
+    assert linked[:3] == [tmp_path / "big", tmp_path / "small", tmp_path / "cached"], linked
