@@ -77,7 +77,7 @@ stage_registry() {
 # cluster (pods, Helm --wait), so four workers finish sooner than two on two cores (measured: 1834 s for the five
 # suites, where one suite after the other took about 2150 s). --dist loadscope keeps a module's tests on one worker,
 # in order: the modules whose tests share one deployed stack (test_serving_stack.py, the Helm 4 module) build it
-# once. (pytest-xdist 3.8's loadgroup did not group here: the xdist_group marks were ignored under pytest 9.)
+# once. (pytest-xdist 3.8's loadgroup does not group under pytest 9.2: the marks are ignored, pytest-dev/pytest-xdist#1386.)
 CLUSTER_SUITES=(tests/integration/model_storage tests/integration/serving_stack tests/integration/airgap
   tests/integration/cache_gc tests/integration/hardening)
 stage_cluster() {
