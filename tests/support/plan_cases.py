@@ -157,3 +157,17 @@ def expected_names(slug, embedder):
         "epp_service": ("gaie-" + slug)[:40] + "-epp",
         "harbor_pull_secret": "harbor-creds",
     }
+
+
+def embedder_record(base):
+    """The plan record of one on-prem embedder `E` (hostPath on node-1, tolerating nvidia.com/gpu), built by the
+    real plan in ``base``: the record the pod-security and claim tests make their Jobs from."""
+    from ansible_collections.ai_platform.serving.plugins.module_utils.plan.build import build_plan
+    source = {"harborRef": "harbor.harbor.svc.cluster.local/ai-models/e:v1", "modelUri": "hub/org/e",
+              "storageSize": "1Gi", "hostpathNode": "node-1"}
+    case = {"folders": {"embedder/E": ["gaie-e", "ms-e"]},
+            "settings": {"gpu_toleration": {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}},
+            "models": {"embedder": [{"name": "E", "enabled": True, "modelSource": source}]}}
+    records, problems = build_plan(case_settings(base, case))
+    assert records, [str(p) for p in problems]
+    return records[0]

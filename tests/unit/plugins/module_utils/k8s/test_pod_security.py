@@ -3,26 +3,18 @@ clear Job's filter: tests/unit/plugins/filter/test_pod_security.py, test_claims.
 
 import pytest
 
-from ansible_collections.ai_platform.serving.tests.support.plan_cases import case_settings
+from ansible_collections.ai_platform.serving.tests.support.plan_cases import embedder_record
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan import build as plan
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims, manifests, pull_script
 from ansible_collections.ai_platform.serving.plugins.module_utils.k8s import namespaces
 from ansible_collections.ai_platform.serving.plugins.module_utils.k8s import pod_security as ps
 
 DIGEST = "sha256:" + "a" * 64
-SOURCE = {"harborRef": "harbor.harbor.svc.cluster.local/ai-models/e:v1", "modelUri": "hub/org/e",
-          "storageSize": "1Gi", "hostpathNode": "node-1"}
 
 
 @pytest.fixture
 def record(tmp_path):
-    case = {"folders": {"embedder/E": ["gaie-e", "ms-e"]},
-            "settings": {"gpu_toleration": {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}},
-            "models": {"embedder": [{"name": "E", "enabled": True, "modelSource": SOURCE}]}}
-    records, problems = plan.build_plan(case_settings(tmp_path, case))
-    assert records, [str(p) for p in problems]
-    return records[0]
+    return embedder_record(tmp_path)
 
 
 def test_pull_job_passes_restricted(record):
