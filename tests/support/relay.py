@@ -18,10 +18,17 @@ class Relay(object):
     ``to_upstream`` counts the bytes clients sent, ``to_client`` the bytes they received; ``rate`` limits
     bytes per second towards clients (so a pull lasts long enough to be cut). ``stop()`` refuses new
     connections and resets the open ones: "the registry went away".
+
+    ``hold=(count, beyond)`` makes pulls run side by side however late their pods start: a connection that
+    has sent ``beyond`` bytes to its client waits until ``count`` connections wait so, then all go on
+    together (``held_together`` is then True). After ``hold_seconds`` they go on anyway and
+    ``held_together`` stays False, for the test to fail on.
     """
 
-    def __init__(self, listen_host, upstream, rate=None):
+    def __init__(self, listen_host, upstream, rate=None, hold=None, hold_seconds=300):
         self.listen_host, self.upstream, self.rate = listen_host, upstream, rate
+        self.hold, self.hold_seconds = hold, hold_seconds
+        self.gate, self.waiting, self.held_together = threading.Event(), 0, False
         self.port, self.server, self.acceptor = None, None, None
         self.to_upstream = self.to_client = 0
         self.conns = []
@@ -75,14 +82,29 @@ class Relay(object):
             threading.Thread(target=self._pipe, args=(client, upstream, False), daemon=True).start()
             threading.Thread(target=self._pipe, args=(upstream, client, True), daemon=True).start()
 
+    def _wait_at_gate(self):
+        """Wait until ``hold[0]`` connections wait here (or ``hold_seconds`` passed)."""
+        with self.lock:
+            self.waiting += 1
+            if self.waiting >= self.hold[0]:
+                self.held_together = True
+                self.gate.set()
+        self.gate.wait(self.hold_seconds)
+        self.gate.set()
+
     def _pipe(self, src, dst, towards_client):
         started = time.monotonic()
         moved = 0
+        gated = towards_client and self.hold is not None
         try:
             while True:
                 data = src.recv(1 << 16)
                 if not data:
                     break
+                if gated and moved + len(data) > self.hold[1]:
+                    gated = False
+                    self._wait_at_gate()
+                    started, moved = time.monotonic(), 0
                 dst.sendall(data)
                 moved += len(data)
                 with self.lock:

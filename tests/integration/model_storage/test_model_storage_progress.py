@@ -86,8 +86,11 @@ def test_two_concurrent_pulls_show_the_progress_of_both_while_the_wait_runs(mode
     first, second = model_factory(), model_factory()
     entries = [publish(m.lab, m.tmp, minilm_hub, m.repository) for m in (first, second)]
     oras_image_on_the_node(kube, first.lab, first.suffix)
-    # 3 MiB/s per connection: the MiniLM weights (one 87 MiB layer) take about 30 s, many 2 s progress intervals
-    relay = Relay(first.lab["AIPS_LAB_HOST_IP"], (first.lab["AIPS_LAB_HOST_IP"], 443), rate=3 * 1024 * 1024).start()
+    # 3 MiB/s per connection: the MiniLM weights (one 87 MiB layer) take about 30 s, many 2 s progress intervals.
+    # The pods may start far apart on a loaded lab, so the weights of each wait after 4 MiB until both got there
+    # (the other files of a pod are under 1 MiB together): the two pulls then run side by side.
+    relay = Relay(first.lab["AIPS_LAB_HOST_IP"], (first.lab["AIPS_LAB_HOST_IP"], 443), rate=3 * 1024 * 1024,
+                  hold=(2, 4 * 1024 * 1024)).start()
     host = "%s:%d" % (HARBOR, relay.port)
     locked = {}
     for model, entry in zip((first, second), entries):
@@ -110,6 +113,7 @@ def test_two_concurrent_pulls_show_the_progress_of_both_while_the_wait_runs(mode
     seconds = time.monotonic() - started
     output = "\n".join(line for _at, line in lines)
     assert rc == 0, output[-8000:]
+    assert relay.held_together, "the two pulls' weights never waited at the relay together:\n" + output[-8000:]
 
     # one wait task for both models
     assert output.count("TASK [ai_platform.serving.model_storage : Wait for the pulls]") == 1, output[-8000:]
