@@ -42,14 +42,6 @@ def rollback_target(claim, digest=None):
     return pull_marker.claim_rollback_target(_claim("rollback_target", claim), digest)
 
 
-def revision_line(revision):
-    """One kept revision as a line of the cache listing: digest, tag, commit and pull time."""
-    if not isinstance(revision, dict):
-        raise AnsibleFilterError("revision_line: expects one of claim_pull_record's revisions, got %s"
-                                 % type(revision).__name__)
-    return pull_marker.revision_line(revision)
-
-
 def claim_users(objects, claim, skip_jobs=None):
     """``namespace/name`` of the pods or workloads that mount ``claim`` (the collection's Jobs left out)."""
     if not isinstance(objects, list):
@@ -79,7 +71,6 @@ class FilterModule(object):
             "claim_fate": claim_fate,
             "claim_pull_record": claim_pull_record,
             "rollback_target": rollback_target,
-            "revision_line": revision_line,
             "claim_users": claim_users,
             "model_claim_reset": model_claim_reset,
             "model_clear_job": model_clear_job,

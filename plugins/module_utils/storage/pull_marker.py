@@ -194,13 +194,15 @@ def annotations_marker(annotations):
 
 def claim_pull_record(pvc):
     """What a claim records of its pull, by marker field (``digest``, ``pulled_at``, ...), plus its ``slug``
-    label; a field the claim does not carry is left out (the cache listing)."""
+    label and, beside ``revisions``, ``revision_lines`` (each as the cache listing shows it); a field the claim
+    does not carry is left out (the cache listing)."""
     meta = (pvc or {}).get("metadata") or {}
     annotations = meta.get("annotations") or {}
     found = dict((key, annotations[naming.annotation_key(key)]) for key in ANNOTATED_KEYS
                  if naming.annotation_key(key) in annotations)
     if "revisions" in found:
         found["revisions"] = claim_revisions(annotations)
+        found["revision_lines"] = [revision_line(revision) for revision in found["revisions"]]
     if "files" in found or "model_files" in found:
         found["files"] = model_file_count(found)
     slug = (meta.get("labels") or {}).get(naming.LABEL_SLUG)

@@ -8,6 +8,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import os
+import re
 
 from ansible_collections.ai_platform.serving.tests.support.lab import publish
 
@@ -42,6 +43,9 @@ def test_cache_lists_claims_and_clears_one(model_factory, minilm_hub, kube):
     assert listed.rc == 0, str(listed)
     assert "%s: %s/%s Bound, digest %s" % (model.slug, model.namespace, model.pvc, entry["digest"]) in \
         " ".join(listed.output.split()), str(listed)
+    # the kept revision as claim_pull_record's revision_lines gives it: digest (tag, commit, pull time)
+    assert re.search(r"revisions kept \(most recently served first\): %s \(\S+:v1, commit [0-9a-f]{12}, pulled 20"
+                     % re.escape(entry["digest"]), " ".join(listed.output.split())), str(listed)
     cleared = model.play("cache.yml", cache_clear=model.slug, cache_confirm=model.slug)
     assert cleared.rc == 0, str(cleared)
     assert model.marker() is None

@@ -15,6 +15,7 @@ from ansible_collections.ai_platform.serving.tests.support.plan_cases import emb
 
 from ansible_collections.ai_platform.serving.plugins.filter import claims
 from ansible_collections.ai_platform.serving.plugins.module_utils.k8s import pod_security as ps
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_marker
 
 
 @pytest.fixture
@@ -24,8 +25,7 @@ def record(tmp_path):
 
 def test_filter_map():
     assert sorted(claims.FilterModule().filters()) == ["claim_fate", "claim_pull_record", "claim_users",
-                                                       "model_claim_reset", "model_clear_job", "revision_line",
-                                                       "rollback_target"]
+                                                       "model_claim_reset", "model_clear_job", "rollback_target"]
 
 
 def test_claim_pull_record_and_reset_check_their_input():
@@ -51,13 +51,14 @@ def test_claim_fate():
         claims.claim_fate(claim, "pvc-1")
 
 
-def test_revision_line_names_digest_tag_commit_and_time():
-    line = claims.revision_line({"digest": "sha256:ab", "tag": "h/p/m:v2", "commit": "0123456789abcdef",
-                                 "pulled_at": "2026-12-03T10:00:00Z"})
-    assert line == "sha256:ab (h/p/m:v2, commit 0123456789ab, pulled 2026-12-03T10:00:00Z)"
-    assert claims.revision_line({"digest": "sha256:ab"}) == "sha256:ab (no tag recorded, commit ?, pulled ?)"
-    with pytest.raises(AnsibleFilterError, match="revision_line: expects"):
-        claims.revision_line("sha256:ab")
+def test_claim_pull_record_gives_each_kept_revision_as_a_line_of_the_cache_listing():
+    revisions = [{"digest": "sha256:ab", "tag": "h/p/m:v2", "commit": "0123456789abcdef",
+                  "pulled_at": "2026-12-03T10:00:00Z"}, {"digest": "sha256:cd"}]
+    claim = {"metadata": {"annotations": pull_marker.pvc_annotations({"revisions": revisions})}}
+    assert claims.claim_pull_record(claim)["revision_lines"] == [
+        "sha256:ab (h/p/m:v2, commit 0123456789ab, pulled 2026-12-03T10:00:00Z)",
+        "sha256:cd (no tag recorded, commit ?, pulled ?)"]
+    assert "revision_lines" not in claims.claim_pull_record({"metadata": {}})
 
 
 def test_rollback_target_names_the_revision_or_why_none():
