@@ -16,12 +16,13 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.plan import im
 from ansible_collections.ai_platform.serving.plugins.plugin_utils.filter_errors import filter_call
 
 
-def plan_records(plan, models=None, role="role"):
-    """The plan records a role handles, checked (the roles' first step)."""
+def plan_records(plan, models=None, role="role", by_mode=False):
+    """The plan records a role handles, checked (the roles' first step); with ``by_mode`` split by storage mode."""
     try:
-        return select.select(plan, models, role)
+        records = select.select(plan, models, role)
     except select.PlanRecordsError as exc:
         raise AnsibleFilterError(str(exc))
+    return select.by_storage_mode(records) if by_mode else records
 
 
 def image_plan(images, harbor):

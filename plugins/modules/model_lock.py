@@ -31,9 +31,11 @@ options:
     elements: str
     required: true
   holder:
-    description: Identity of this run, for example C(<user>@<controller>/<random>).
+    description:
+      - Identity of this run, for example C(<user>@<controller>/<random>).
+      - Omitted with O(state=present), the module makes one of that form and returns it as RV(holder); pass that to
+        O(state=absent). Required with O(state=absent).
     type: str
-    required: true
   state:
     description: C(present) takes the Leases, C(absent) gives them back.
     type: str
@@ -62,13 +64,13 @@ EXAMPLES = r"""
 - name: Take the model namespaces
   ai_platform.serving.model_lock:
     namespaces: "{{ aips_plan | map(attribute='namespace') | unique | list }}"
-    holder: "{{ run_id }}"
     duration: 2400
+  register: lease
 
 - name: Give them back
   ai_platform.serving.model_lock:
     namespaces: "{{ aips_plan | map(attribute='namespace') | unique | list }}"
-    holder: "{{ run_id }}"
+    holder: "{{ lease.holder }}"
     state: absent
 """
 
@@ -77,6 +79,16 @@ leases:
   description: Per namespace what was done, C(acquire), C(renew), C(take-over) or C(released).
   returned: always
   type: dict
+holder:
+  description:
+    - This run's identity (O(holder), or the one the module made); also returned when another run's Lease failed the
+      task, so the Leases taken before it can be given back.
+  returned: always
+  type: str
+held_by:
+  description: The identity of the run that holds the Lease which failed the task.
+  returned: failure
+  type: str
 """
 
 import time
@@ -94,7 +106,7 @@ except ImportError:  # handled by AnsibleK8SModule's requirement check
 def argspec():
     return k8s_auth_argspec(
         namespaces=dict(type="list", elements="str", required=True),
-        holder=dict(type="str", required=True),
+        holder=dict(type="str"),
         state=dict(type="str", default="present", choices=["present", "absent"]),
         duration=dict(type="int", default=3600),
         wait=dict(type="int", default=60),
@@ -109,7 +121,7 @@ def _get(client, leases, namespace):
     return found.to_dict() if hasattr(found, "to_dict") else dict(found)
 
 
-def take(module, client, leases, namespace):
+def take(module, client, leases, namespace, done):
     params = module.params
     deadline = time.monotonic() + max(0, params["wait"])
     while True:
@@ -118,7 +130,8 @@ def take(module, client, leases, namespace):
         action = model_lease.lease_action(live, params["holder"], moment)
         if action == model_lease.HELD:
             if time.monotonic() >= deadline:
-                module.fail_json(msg=model_lease.held_message(namespace, live), holder=live["spec"].get("holderIdentity"))
+                module.fail_json(msg=model_lease.held_message(namespace, live), holder=params["holder"],
+                                 held_by=live["spec"].get("holderIdentity"), leases=done)
             time.sleep(2)
             continue
         if module.check_mode:
@@ -157,17 +170,25 @@ def execute_module(module, client):
     done = {}
     for namespace in module.params["namespaces"]:
         if module.params["state"] == "present":
-            done[namespace] = take(module, client, leases, namespace)
+            done[namespace] = take(module, client, leases, namespace, done)
         else:
             action = give_back(module, client, leases, namespace)
             if action:
                 done[namespace] = action
     # coordination state the run gives back at its end: not a change to what the collection deploys
-    module.exit_json(changed=False, leases=done)
+    module.exit_json(changed=False, leases=done, holder=module.params["holder"])
+
+
+def name_the_run(module):
+    """Make the holder when none was given (state=present); state=absent needs the one that took the Leases."""
+    if not module.params["holder"]:
+        if module.params["state"] == "absent":
+            module.fail_json(msg="model_lock: state=absent needs holder, the holder returned when the Leases were taken")
+        module.params["holder"] = model_lease.run_holder()
 
 
 def main():
-    run_module(argspec(), execute_module)
+    run_module(argspec(), execute_module, before_client=name_the_run)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.schema import STORAGE_MODES
+
 RECORD_KEYS = ("slug", "names", "storage")
 
 
@@ -54,3 +56,11 @@ def select(plan, models=None, role="role"):
         raise PlanRecordsError("%s_models names %s, not in the plan (plan slugs: %s)"
                                % (role, ", ".join(unknown), ", ".join(slugs) or "none"))
     return [record for record in plan if record["slug"] in models]
+
+
+def by_storage_mode(records):
+    """``records`` split by ``storage.mode``: one list per mode of the schema (empty when none has it), plan order."""
+    split = dict((mode, []) for mode in STORAGE_MODES)
+    for record in records:
+        split.setdefault(record["storage"].get("mode"), []).append(record)
+    return split

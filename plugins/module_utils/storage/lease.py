@@ -16,6 +16,9 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import datetime
+import getpass
+import random
+import socket
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
 
@@ -25,6 +28,15 @@ RENEW = "renew"
 TAKE_OVER = "take-over"
 HELD = "held"
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+def run_holder():
+    """A new identity for this run: ``<user>@<host>/<random>`` (the user ``ansible`` when none can be found)."""
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError, ImportError):
+        user = ""
+    return "%s@%s/%d" % (user or "ansible", socket.gethostname(), random.SystemRandom().randint(0, 2147483647))
 
 
 def now_utc():

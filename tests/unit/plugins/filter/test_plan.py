@@ -35,6 +35,8 @@ def test_plan_records_selects_and_names_the_role():
     assert plan.plan_records(records) == records
     assert plan.plan_records(records, ["b"], "model_storage") == [records[1]]
     assert plan.plan_records([]) == []
+    claims = [dict(records[1], storage={"mode": "claim"})]
+    assert plan.plan_records(claims, role="model_storage", by_mode=True) == {"harbor": [], "claim": claims, "none": []}
     with pytest.raises(AnsibleFilterError, match="model_storage_models names c, not in the plan"):
         plan.plan_records(records, ["c"], "model_storage")
     with pytest.raises(AnsibleFilterError, match="hostpath_dirs: no model plan was built"):

@@ -35,3 +35,11 @@ def test_what_cannot_be_handled_is_named(plan, models, words):
         plan_records.select(plan, models, "serving_stack")
     for word in words:
         assert word in str(err.value)
+
+
+def test_records_split_by_storage_mode_keep_plan_order_and_every_mode():
+    claim = dict(record("d"), storage={"mode": "claim"})
+    split = plan_records.by_storage_mode([record("a"), claim, record("b")])
+    assert [r["slug"] for r in split["harbor"]] == ["a", "b"]
+    assert split["claim"] == [claim] and split["none"] == []
+    assert plan_records.by_storage_mode([]) == {"harbor": [], "claim": [], "none": []}

@@ -1,6 +1,7 @@
 """The namespace Lease: who may take it, when it expires, what the refusal says."""
 
 import datetime
+import re
 
 import pytest
 
@@ -38,3 +39,10 @@ def test_held_message_names_the_holder_and_the_way_out():
     text = ml.held_message("llm-d-m", lease("alice@ctl/7", 10))
     assert "namespace llm-d-m is locked by alice@ctl/7 since" in text
     assert "kubectl delete lease ai-platform-serving -n llm-d-m" in text
+
+
+def test_a_run_is_named_user_at_host_and_a_random_number_each_time():
+    first, second = ml.run_holder(), ml.run_holder()
+    assert re.match(r"^[^@/]+@[^@/]+/\d+$", first), first
+    assert first.split("/")[0] == second.split("/")[0]
+    assert len(set(ml.run_holder() for _n in range(20))) > 1
