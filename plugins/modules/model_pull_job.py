@@ -91,7 +91,8 @@ manifests:
   type: dict
 wait:
   description: What M(ai_platform.serving.model_pull_wait) waits for, one element of its O(ai_platform.serving.model_pull_wait#module:jobs)
-    (C(name), C(namespace), C(digest), C(slug), C(pvc), C(pv)).
+    (C(name), C(namespace), C(digest), C(slug), C(pvc), C(pv), and C(claim_annotations), the model claim's
+    annotations as read here, so the wait does not read the claim again).
   returned: state=present
   type: dict
   version_added: 0.1.0
@@ -143,7 +144,7 @@ def execute_module(module, client):
         job_options=options)
     storage = record["storage"]
     wait = dict(name=storage["pull_job"], namespace=record["namespace"], digest=params["digest"], slug=record["slug"],
-                pvc=storage["pvc"], pv=storage.get("pv") or None)
+                pvc=storage["pvc"], pv=storage.get("pv") or None, claim_annotations=objects.pop("claim_annotations"))
     module.exit_json(changed=changed, actions=actions, manifests=objects, wait=wait)
 
 

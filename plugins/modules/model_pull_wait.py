@@ -72,6 +72,22 @@ options:
       pv:
         description: Model PV name (on-prem), used in the recovery steps.
         type: str
+      claim_annotations:
+        description:
+          - The model claim's annotations as M(ai_platform.serving.model_pull_job) read them when it made sure of the
+            claim (its RV(ai_platform.serving.model_pull_job#module:wait) entry carries them), so the claim is not
+            read again to settle what it records. Omitted, the claim is read once the pull is done.
+        type: dict
+        version_added: 0.1.0
+  record_claims:
+    description:
+      - Once a pull is done, record on its model claim what it holds (the annotations RV(pulls) returns, a merge
+        patch, only when they differ from the claim's), so no other task reads or patches the claim. Each pull then
+        returns RV(recorded), and the task reports a change when a claim was patched.
+      - V(false) leaves the claim as it is and only returns the annotations.
+    type: bool
+    default: false
+    version_added: 0.1.0
   timeout:
     description: Seconds to wait in all.
     type: int
@@ -155,7 +171,7 @@ pulls:
     - With O(jobs), one entry per Job in the order of O(jobs) - its C(slug), C(name), C(namespace), C(pvc), C(pv) and
       the keys a single-Job wait returns at the top level (RV(digest), RV(size), RV(files), RV(reused),
       RV(switched), RV(pull_seconds), RV(verify_seconds), RV(fetched_bytes), RV(fetched_files), RV(reused_files),
-      RV(metadata), RV(marker), RV(annotations), RV(progress),
+      RV(metadata), RV(marker), RV(annotations), RV(recorded), RV(progress),
       RV(duration), RV(state), RV(observed)). A Job that failed has C(failed=true), RV(reason), RV(log_tail) and
       RV(recovery) instead of the pull's keys (the task's C(msg) holds each failed model's message, log tail and
       recovery steps); C(duration) is the seconds until this Job settled.
@@ -238,6 +254,12 @@ annotations:
   description: PVC annotations recording the marker (digest, size, files, pulled_at, config.json facts).
   returned: success
   type: dict
+recorded:
+  description: Whether the model claim was patched with RV(annotations) (O(record_claims); false when it already
+    carried them).
+  returned: success with O(record_claims)
+  type: bool
+  version_added: 0.1.0
 duration:
   description: Seconds the module waited.
   returned: always
@@ -290,7 +312,9 @@ def argspec():
             slug=dict(type="str"),
             pvc=dict(type="str"),
             pv=dict(type="str"),
+            claim_annotations=dict(type="dict"),
         )),
+        record_claims=dict(type="bool", default=False),
         timeout=dict(type="int", default=1800),
         stuck_grace=dict(type="int", default=30),
         log_lines=dict(type="int", default=20),
@@ -308,7 +332,8 @@ def job_list(params):
         if single:
             raise ValueError("jobs is given with %s: name the Jobs either in jobs or with name, namespace and digest"
                              % ", ".join(single))
-        return [dict((key, job.get(key)) for key in JOB_KEYS) for job in params["jobs"]], True
+        return [dict(((key, job.get(key)) for key in JOB_KEYS), claim_annotations=job.get("claim_annotations"))
+                for job in params["jobs"]], True
     missing = [key for key in ("name", "namespace", "digest") if not params.get(key)]
     if missing:
         raise ValueError("missing %s: name the Job with name, namespace and digest, or give jobs" % ", ".join(missing))
@@ -324,7 +349,10 @@ def describe(job, pods):
 
 
 def claim_annotations(client, params):
-    """The annotations of the model claim (``pvc``), {} when it is not named or not there."""
+    """The annotations of the model claim (``pvc``): those model_pull_job read (``claim_annotations``), else read
+    now; {} when it is not named or not there."""
+    if params.get("claim_annotations") is not None:
+        return params["claim_annotations"]
     if not params.get("pvc"):
         return {}
     try:
@@ -359,9 +387,12 @@ def outcome(client, api, waiter, params, job_params, elapsed, timeout):
                      if marker.get("switched") == "true" else
                      "reused the verified copy on the volume, nothing pulled:") if reused else "pulled",
                     marker["digest"]),
-                metadata=pull_marker.model_metadata(marker), marker=marker,
-                annotations=pull_marker.settled_annotations(pull_marker.pvc_annotations(marker),
-                                                            claim_annotations(client, job_params)))
+                metadata=pull_marker.model_metadata(marker), marker=marker)
+            current = claim_annotations(client, job_params)
+            result["annotations"] = pull_marker.settled_annotations(pull_marker.pvc_annotations(marker), current)
+            if params["record_claims"]:
+                result["recorded"] = record_claim(client, job_params, current, result["annotations"])
+                result["changed"] = result["recorded"]
             return result
         return failure(api, params, job_params, result, "pull Job %s completed but %s" % (where, message), pods)
     if state == pull_wait.FAILED:
@@ -388,6 +419,16 @@ def outcome(client, api, waiter, params, job_params, elapsed, timeout):
                            pull_marker.ANNOTATION_DIGEST), job_params["digest"]), pods)
     return failure(api, params, job_params, result, "timed out after %ds waiting for pull Job %s; last seen: %s"
                    % (timeout, where, observed), pods, pull_wait.newest_pod(pods))
+
+
+def record_claim(client, job_params, current, annotations):
+    """Merge-patch ``annotations`` onto the model claim when any differs from ``current``; True when patched."""
+    if not job_params.get("pvc") or all(current.get(key) == value for key, value in annotations.items()):
+        return False
+    client.patch(client.resource("PersistentVolumeClaim", "v1"), {"metadata": {"annotations": annotations}},
+                 name=job_params["pvc"], namespace=job_params["namespace"],
+                 content_type="application/merge-patch+json")
+    return True
 
 
 def failure(api, params, job_params, result, message, pods, pod=None):
@@ -432,12 +473,14 @@ def execute_module(module, client):
         module.exit_json(**single)
     failed = [named(job, result["msg"]) for job, result in zip(jobs, outcomes) if result.get("failed")]
     pulls = []
+    changed = False
     for job, result in zip(jobs, outcomes):
-        result.pop("changed", None)
+        changed = result.pop("changed", False) or changed
+        job.pop("claim_annotations", None)
         if result.get("failed"):
             result.pop("msg")   # the task's msg carries it, with the pod's log tail and the recovery steps
         pulls.append(dict(job, **result))
-    result = dict(changed=False, duration=round(elapsed, 3), pulls=pulls,
+    result = dict(changed=changed, duration=round(elapsed, 3), pulls=pulls,
                   state=pull_wait.FAILED if failed else pull_wait.COMPLETE)
     if failed:
         module.fail_json(msg="%d of %d pulls failed:\n%s" % (len(failed), len(jobs), "\n".join(failed)), **result)
@@ -456,8 +499,8 @@ def before_client(module):
         module.exit_json(changed=False, duration=0.0, state="skipped", observed="check mode: not waited",
                          digest=module.params["digest"])
     module.exit_json(changed=False, duration=0.0, state="skipped", msg="check mode: not waited",
-                     pulls=[dict(job, duration=0.0, state="skipped", observed="check mode: not waited")
-                            for job in jobs])
+                     pulls=[dict(((k, v) for k, v in job.items() if k != "claim_annotations"), duration=0.0,
+                                 state="skipped", observed="check mode: not waited") for job in jobs])
 
 
 def main():

@@ -181,14 +181,17 @@ def delete(client, resource, name, namespace=None, check_mode=False, timeout=180
     return True
 
 
-def _ensure(client, resource, wanted, conflicts, check_mode, what, kinds):
+def _ensure(client, resource, wanted, conflicts, check_mode, what, kinds, seen=None):
     """Create ``wanted`` when it is missing and return "created"; an existing one that matches is "present".
 
     One that does not match (``conflicts(wanted, live)`` lists how) is an error: ``what`` names it
-    ("<slug>: claim <ns>/<name>"), ``kinds`` says what is never changed ("Claims").
+    ("<slug>: claim <ns>/<name>"), ``kinds`` says what is never changed ("Claims"). ``seen`` (a list) gets the
+    object as read (None when missing).
     """
     meta = wanted["metadata"]
     live = _get(client, resource, meta["name"], meta.get("namespace"))
+    if seen is not None:
+        seen.append(live)
     problems = conflicts(wanted, live)
     if problems:
         raise PullApiError("%s exists but %s. %s are never changed: delete it (playbooks/recover.yml) to have it "
@@ -201,7 +204,8 @@ def _ensure(client, resource, wanted, conflicts, check_mode, what, kinds):
 
 def apply_storage(client, record, digest, expected_size=0, check_mode=False, replace_failed=True,
                   hostpath_storage_class="", job_options=None):
-    """Create what is missing for ``record``; return (changed, actions, manifests)."""
+    """Create what is missing for ``record``; return (changed, actions, manifests): the PV, claim and Job manifests
+    and ``claim_annotations``, those of the claim as read ({} when it was created)."""
     job_options = job_options or {}
     pv_res = client.resource("PersistentVolume", "v1")
     pvc_res = client.resource("PersistentVolumeClaim", "v1")
@@ -216,8 +220,9 @@ def apply_storage(client, record, digest, expected_size=0, check_mode=False, rep
     if wanted_pv:
         actions["pv"] = _ensure(client, pv_res, wanted_pv, claims.pv_conflicts, check_mode,
                                 "%s: PersistentVolume %s" % (record["slug"], storage["pv"]), "PVs")
+    seen_claim = []
     actions["pvc"] = _ensure(client, pvc_res, wanted_pvc, claims.pvc_conflicts, check_mode,
-                             "%s: claim %s/%s" % (record["slug"], namespace, storage["pvc"]), "Claims")
+                             "%s: claim %s/%s" % (record["slug"], namespace, storage["pvc"]), "Claims", seen_claim)
     changed = "created" in actions.values()
     live_job = _get(client, job_res, storage["pull_job"], namespace)
     action, why = manifests.job_action(live_job, wanted_job, replace_failed)
@@ -228,7 +233,8 @@ def apply_storage(client, record, digest, expected_size=0, check_mode=False, rep
         changed = True
     actions["job"] = {"create": "created", "replace": "replaced", "keep": "kept"}[action]
     actions["job_reason"] = why
-    return changed, actions, {"pv": wanted_pv, "pvc": wanted_pvc, "job": wanted_job}
+    annotations = ((seen_claim[0] or {}).get("metadata") or {}).get("annotations") or {}
+    return changed, actions, {"pv": wanted_pv, "pvc": wanted_pvc, "job": wanted_job, "claim_annotations": annotations}
 
 
 def list_model_cache(client, namespaces, with_volumes=True):

@@ -49,18 +49,36 @@ class Api(object):
 
 
 class Client(object):
+    """No claim to read; records the claim patches."""
+
+    def __init__(self):
+        self.patches = []
+
     def get(self, *args, **kwargs):
         raise RuntimeError("no claim in these tests")
+
+    def patch(self, resource, body, name=None, namespace=None, content_type=None):
+        self.patches.append((resource, namespace, name, body, content_type))
 
     def resource(self, kind, api_version):
         return kind
 
 
+class ReadsRefused(Client):
+    def get(self, *args, **kwargs):
+        raise AssertionError("the claim was read again: model_pull_job's annotations were given")
+
+
 @pytest.fixture
-def cases(monkeypatch):
+def client():
+    return Client()
+
+
+@pytest.fixture
+def cases(monkeypatch, client):
     """namespace -> fixture name of the Job waited for there."""
     chosen = {}
-    monkeypatch.setattr(cluster, "get_api_client", lambda module: Client())
+    monkeypatch.setattr(cluster, "get_api_client", lambda module: client)
     monkeypatch.setattr(model_pull_wait, "PullApi", lambda client, namespace, name: Api(load(chosen[namespace])))
     return chosen
 
@@ -102,6 +120,27 @@ def test_many_jobs_in_one_wait_return_each_models_result_in_order(capsys, cases)
         assert pull["annotations"]["ai-platform.serving/digest"] == DIGEST
         assert pull["pvc"] == "%s-model" % pull["slug"] and pull["namespace"] == "llm-d-%s" % pull["slug"]
         assert "changed" not in pull and pull["duration"] >= 0
+
+
+@pytest.mark.parametrize("client", [ReadsRefused()])
+def test_the_claim_is_recorded_from_the_annotations_model_pull_job_read_and_only_when_they_differ(capsys, cases,
+                                                                                               client):
+    cases.update({"llm-d-a": "complete", "llm-d-b": "complete"})
+    out = run(capsys, jobs=[dict(job("a"), claim_annotations={}), dict(job("b"), claim_annotations={})],
+              record_claims=True, timeout=5)
+    assert out["changed"] and [p["recorded"] for p in out["pulls"]] == [True, True], out
+    assert [(p[1], p[2], p[4]) for p in client.patches] == [
+        ("llm-d-a", "a-model", "application/merge-patch+json"), ("llm-d-b", "b-model", "application/merge-patch+json")]
+    assert client.patches[0][3] == {"metadata": {"annotations": out["pulls"][0]["annotations"]}}
+    assert "claim_annotations" not in out["pulls"][0]
+    # a claim that already records this pull is not patched, and the task reports no change
+    held = out["pulls"][0]["annotations"]
+    del client.patches[:]
+    out = run(capsys, jobs=[dict(job("a"), claim_annotations=held)], record_claims=True, timeout=5)
+    assert not out["changed"] and out["pulls"][0]["recorded"] is False and client.patches == []
+    # without record_claims nothing is patched: the annotations are only returned
+    out = run(capsys, jobs=[dict(job("a"), claim_annotations={})], timeout=5)
+    assert "recorded" not in out["pulls"][0] and client.patches == [] and out["pulls"][0]["annotations"]
 
 
 def test_a_failed_job_among_many_fails_the_task_naming_the_model_and_keeps_the_others(capsys, cases):

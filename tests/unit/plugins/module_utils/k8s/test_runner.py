@@ -66,6 +66,16 @@ def test_first_apply_creates_everything_and_second_keeps_it(record):
     assert client.calls == []
 
 
+def test_the_claims_annotations_as_read_come_back_for_the_wait(record):
+    client = FakeClient()
+    assert pull_k8s.apply_storage(client, record, DIGEST)[2]["claim_annotations"] == {}   # created just now
+    claim = client.objects[("PersistentVolumeClaim", record["namespace"], record["storage"]["pvc"])]
+    claim["metadata"]["annotations"] = {pull_marker.ANNOTATION_DIGEST: DIGEST}
+    objects = pull_k8s.apply_storage(client, record, DIGEST)[2]
+    assert objects["claim_annotations"] == {pull_marker.ANNOTATION_DIGEST: DIGEST}
+    assert sorted(objects) == ["claim_annotations", "job", "pv", "pvc"]
+
+
 def test_new_digest_replaces_the_job_only(record):
     client = FakeClient()
     pull_k8s.apply_storage(client, record, DIGEST)
