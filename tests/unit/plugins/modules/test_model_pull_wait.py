@@ -123,8 +123,8 @@ def test_many_jobs_in_one_wait_return_each_models_result_in_order(capsys, cases)
 
 
 @pytest.mark.parametrize("client", [ReadsRefused()])
-def test_the_claim_is_recorded_from_the_annotations_model_pull_job_read_and_only_when_they_differ(capsys, cases,
-                                                                                               client):
+def test_the_claim_is_recorded_from_the_annotations_model_pull_job_read_and_only_when_they_differ(
+        capsys, cases, client):
     cases.update({"llm-d-a": "complete", "llm-d-b": "complete"})
     out = run(capsys, jobs=[dict(job("a"), claim_annotations={}), dict(job("b"), claim_annotations={})],
               record_claims=True, timeout=5)
