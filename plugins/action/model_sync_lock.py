@@ -1,0 +1,14 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""model_sync_lock in the playbook's process when the controller runs it (plugins/plugin_utils/in_process.py says when and why)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.ai_platform.serving.plugins.plugin_utils.in_process import InProcessModuleAction
+
+
+class ActionModule(InProcessModuleAction):
+    MODULE = "model_sync_lock"
