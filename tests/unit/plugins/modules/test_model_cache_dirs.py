@@ -7,23 +7,18 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
 import os
 import stat
 
 import pytest
-from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.ai_platform.serving.plugins.modules import model_cache_dirs
+from ansible_collections.ai_platform.serving.tests.support.module_main import run_main
 
 
 def run(capsys, check_mode=False, diff=False, **args):
     """main() with these arguments; the JSON it printed, with ``failed`` when it failed."""
-    args.update(_ansible_check_mode=check_mode, _ansible_diff=diff)
-    with patch_module_args(args):
-        with pytest.raises(SystemExit):
-            model_cache_dirs.main()
-    return json.loads(capsys.readouterr().out)
+    return run_main(model_cache_dirs.main, capsys, args, check_mode, diff)
 
 
 def attributes():

@@ -7,15 +7,14 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
 import os
 
 import pytest
 import yaml
-from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.k8s import runner as cluster
 from ansible_collections.ai_platform.serving.plugins.modules import model_pull_wait
+from ansible_collections.ai_platform.serving.tests.support.module_main import run_main
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "module_utils", "storage", "fixtures", "pull_wait")
 DIGEST = "sha256:" + "a" * 64
@@ -84,11 +83,7 @@ def cases(monkeypatch, client):
 
 
 def run(capsys, check_mode=False, **args):
-    args.update(_ansible_check_mode=check_mode)
-    with patch_module_args(args):
-        with pytest.raises(SystemExit):
-            model_pull_wait.main()
-    return json.loads(capsys.readouterr().out)
+    return run_main(model_pull_wait.main, capsys, args, check_mode)
 
 
 def job(slug):

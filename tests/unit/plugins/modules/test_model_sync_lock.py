@@ -8,17 +8,16 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
 import os
 import shutil
 import stat
 
 import pytest
 import yaml
-from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.ai_platform.serving.plugins.modules import model_sync_lock
 from ansible_collections.ai_platform.serving.plugins.plugin_utils import in_process
+from ansible_collections.ai_platform.serving.tests.support.module_main import run_main
 
 FIXTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "module_utils", "sync",
                         "fixtures", "lock")
@@ -31,11 +30,7 @@ def fixture_text(name):
 
 def run(capsys, check_mode=False, diff=False, **args):
     """main() with these arguments; the JSON it printed."""
-    args.update(_ansible_check_mode=check_mode, _ansible_diff=diff)
-    with patch_module_args(args):
-        with pytest.raises(SystemExit):
-            model_sync_lock.main()
-    return json.loads(capsys.readouterr().out)
+    return run_main(model_sync_lock.main, capsys, args, check_mode, diff)
 
 
 @pytest.fixture

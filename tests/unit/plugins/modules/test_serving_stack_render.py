@@ -20,10 +20,10 @@ import time
 
 import pytest
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
-from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.ai_platform.serving.plugins.modules import serving_stack_render
 from ansible_collections.ai_platform.serving.tests.support.plan_cases import alias_bomb
+from ansible_collections.ai_platform.serving.tests.support.module_main import run_main
 
 STANDIN_HELM = r'''#!%s
 import json, sys
@@ -75,11 +75,8 @@ def specs(decode_security=None, fail=None):
 
 def run(capsys, helm, **args):
     args = dict(dict(records=[RECORD], charts=CHARTS, helm_binary=helm[0], cluster_checks=False, chart_dir="/charts",
-                     pod_security={"enforce": "baseline"}, kube_version="1.33.13", _ansible_check_mode=True), **args)
-    with patch_module_args(args):
-        with pytest.raises(SystemExit):
-            serving_stack_render.main()
-    return json.loads(capsys.readouterr().out)
+                     pod_security={"enforce": "baseline"}, kube_version="1.33.13"), **args)
+    return run_main(serving_stack_render.main, capsys, args, check_mode=True)
 
 
 def test_renders_every_release_once_and_returns_the_pod_specs(capsys, helm):
