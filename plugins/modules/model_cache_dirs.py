@@ -13,16 +13,25 @@ short_description: Create, list or remove the model cache directories on a node,
 version_added: 0.1.0
 author: ai_platform.serving contributors (@ai-platform)
 description:
-  - Runs on a cluster node. Without O(create) or O(remove), describes every entry directly below O(root) (the
+  - Runs on a cluster node. Without O(create), O(remove), O(records) or O(state), describes every entry directly below O(root) (the
     allowed root of the hostPath model directories) with its size, file count, the digest, reference and pull time
     from the C(.pulled) marker, and whether it is an orphan (no PersistentVolume in O(volumes) and no claim in O(claims) refers to
     it), referenced, claimed, or skipped (a symlink or a file, never followed or removed).
   - With O(create), creates every directory it names that is missing (and its missing parents below O(root)) in
     one call and sets O(owner), O(group), O(mode) and, where SELinux is enabled, O(setype) on each, reporting per
-    directory what was created or changed. Check mode reports the same and changes nothing. The C(hostpath_dirs)
-    role makes one such call per node, whatever the number of models.
+    directory what was created or changed. Check mode reports the same and changes nothing.
   - With O(remove), removes each directory it names that exists and that nothing in O(volumes) or
     O(claims) refers to, and reports the bytes freed. Check mode reports what would be freed, with sizes.
+  - With O(records) (the model plan), takes the C(storage.hostpath_dir) of every record whose
+    C(storage.hostpath_node) is O(node) (records without a hostpath_node are skipped) and creates them, each for
+    its claim C(storage.pvc), as O(create) does (O(state=present)), or removes them as O(remove) does
+    (O(state=absent)). No record for O(node) changes nothing. The C(hostpath_dirs) role makes one such call per
+    node, whatever the number of models.
+  - O(records) is checked as the P(ai_platform.serving.plan_records#filter) filter checks a role's plan. No plan
+    (null), or a value that is not a list of plan records, fails naming the C(hostpath_dirs) role's variable
+    C(hostpath_dirs_plan) and what to do. Then every selected directory not strictly below O(root) fails the task,
+    one message per directory naming its claim, the hostpathDir, the allowed root and the fix, before anything is
+    created or removed.
   - A path is created only when it is absolute, normalised, strictly below O(root), and no part of it below
     O(root) that exists is a symlink or a file. Any path breaking these rules fails the task, naming its claim
     and what to do, before anything is created.
@@ -41,7 +50,7 @@ options:
   create:
     description:
       - Directories to create (or keep) with O(owner), O(group), O(mode) and O(setype). Mutually exclusive with
-        O(remove).
+        O(remove) and O(records).
     type: list
     elements: dict
     default: []
@@ -54,25 +63,25 @@ options:
         description: The PersistentVolumeClaim (model) the directory is for, named in error messages.
         type: str
   owner:
-    description: With O(create), the owner of the directories (a user name or uid); unset keeps the current owner.
+    description: With O(create) or O(records), the owner of the directories (a user name or uid); unset keeps the current owner.
     type: str
   group:
-    description: With O(create), the group of the directories (a group name or gid); unset keeps the current group.
+    description: With O(create) or O(records), the group of the directories (a group name or gid); unset keeps the current group.
     type: str
   mode:
     description:
-      - With O(create), the mode of the directories, as for M(ansible.builtin.file) (a quoted octal such as
+      - With O(create) or O(records), the mode of the directories, as for M(ansible.builtin.file) (a quoted octal such as
         V('0755') or a symbolic mode); unset keeps the current mode (a new directory then gets 0700).
     type: raw
   setype:
     description:
-      - With O(create), the SELinux type of the directories (for example V(container_file_t)). Applied only where
+      - With O(create) or O(records), the SELinux type of the directories (for example V(container_file_t)). Applied only where
         SELinux is enabled on the node; elsewhere ignored, as M(ansible.builtin.file) does.
     type: str
   remove:
     description:
-      - Directories to remove; when O(remove) and O(create) are both empty (the default), the entries below O(root)
-        are listed instead.
+      - Directories to remove; when O(remove) and O(create) are both empty (the default) and neither O(records) nor
+        O(state) is given, the entries below O(root) are listed instead.
     type: list
     elements: str
     default: []
@@ -80,6 +89,8 @@ options:
     description:
       - This node's Kubernetes name (the C(kubernetes.io/hostname) label). PVs pinned to other nodes only do not
         protect a directory here. Without it every PV in O(volumes) protects its path.
+      - With O(records) or O(state), required; only the records whose C(storage.hostpath_node) is O(node) are
+        handled.
     type: str
   volumes:
     description: PersistentVolume objects as the API returns them (C(kubernetes.core.k8s_info) resources).
@@ -93,19 +104,54 @@ options:
     type: list
     elements: dict
     default: []
+  records:
+    description:
+      - Plan records of M(ai_platform.serving.model_plan) (its C(records), the C(aips_plan) fact), a list of dicts.
+        The directories of the records for O(node) are created or removed, as O(state) says.
+      - Given as raw so that a value that is not a plan fails with the plan check's message. Mutually exclusive
+        with O(create) and O(remove).
+    type: raw
+    version_added: 0.1.0
+  state:
+    description:
+      - With O(records), V(present) creates the directories of this node's records and V(absent) removes them.
+        Given without O(records) (the plan unset), fails as no plan was built. Unset with O(records) means
+        V(present).
+    type: str
+    choices: [present, absent]
+    version_added: 0.1.0
 attributes:
   check_mode:
     support: full
     description: Reports what would be created, changed or removed (with sizes); changes nothing.
   diff_mode:
     support: partial
-    description: With O(create), the before/after state, owner, group, mode and SELinux context of each directory
+    description: With O(create) or O(records) and O(state=present), the before/after state, owner, group, mode and SELinux context of each directory
       created or changed. Removal and listing give no diff; their result lists the directories and sizes.
 notes:
   - Run it with privileges that can set the owner and remove the pull Job's files (root on most nodes).
 """
 
 EXAMPLES = r"""
+- name: Create this node's model directories from the plan (what the hostpath_dirs role does)
+  ai_platform.serving.model_cache_dirs:
+    root: /var/lib/hostpath/models
+    records: "{{ hostvars['localhost'].aips_plan }}"
+    node: "{{ inventory_hostname }}"
+    state: present
+    owner: "65532"
+    group: "65532"
+    mode: "0755"
+    setype: container_file_t
+
+- name: Remove this node's model directories from the plan, never one a PV still uses
+  ai_platform.serving.model_cache_dirs:
+    root: /var/lib/hostpath/models
+    records: "{{ hostvars['localhost'].aips_plan }}"
+    node: "{{ inventory_hostname }}"
+    state: absent
+    volumes: "{{ cluster_pvs.resources }}"
+
 - name: Create the model directories of this node, owned by the pull Job's uid
   ai_platform.serving.model_cache_dirs:
     root: /var/lib/hostpath/models
@@ -141,7 +187,7 @@ ensured:
   description:
     - With O(create), one entry per directory with C(path), C(claim), C(status) (created, changed or unchanged),
       C(created) (bool) and C(changed) (the attributes that differed; on a created directory, those set).
-  returned: with O(create)
+  returned: with O(create), or O(records) and O(state=present)
   type: list
   elements: dict
   sample:
@@ -152,53 +198,54 @@ ensured:
       changed: [mode]
 created:
   description: The directories created (in check mode, that would be).
-  returned: with O(create)
+  returned: with O(create), or O(records) and O(state=present)
   type: list
   elements: str
 selinux_enabled:
   description: Whether SELinux is enabled on the node, so O(setype) was applied.
-  returned: with O(create)
+  returned: with O(create), or O(records) and O(state=present)
   type: bool
 dirs:
   description:
-    - Without O(create) or O(remove), every entry below O(root) with C(path), C(slug), C(kind) (directory,
+    - Without O(create), O(remove), O(records) or O(state), every entry below O(root) with C(path), C(slug), C(kind) (directory,
       symlink, file), C(bytes), C(disk_bytes), C(files), C(human_size), C(digest), C(reference), C(pulled_at), C(modified)
       (epoch seconds), C(status) (orphan, referenced, claimed, skipped) and C(reason).
-  returned: without O(create) or O(remove)
+  returned: without O(create), O(remove), O(records) or O(state)
   type: list
   elements: dict
 orphans:
   description: The entries of RV(dirs) with status orphan.
-  returned: without O(create) or O(remove)
+  returned: without O(create), O(remove), O(records) or O(state)
   type: list
   elements: dict
 orphan_bytes:
   description: Bytes held by the orphans.
-  returned: without O(create) or O(remove)
+  returned: without O(create), O(remove), O(records) or O(state)
   type: int
 removed:
   description: Directories removed (or, in check mode, that would be), each described as in RV(dirs).
-  returned: with O(remove)
+  returned: with O(remove), or O(records) and O(state=absent)
   type: list
   elements: dict
 kept:
   description: Requested directories kept because a PV or claim refers to them, with C(path) and C(reason).
-  returned: with O(remove)
+  returned: with O(remove), or O(records) and O(state=absent)
   type: list
   elements: dict
 missing:
   description: Requested directories that do not exist.
-  returned: with O(remove)
+  returned: with O(remove), or O(records) and O(state=absent)
   type: list
   elements: str
 refused:
   description: Paths refused by the allowed-root rules, each with its claim (when given), why, and what to do.
+    With O(records), first the directories not below O(root) alone, in the words of the plan check.
   returned: failure
   type: list
   elements: str
 freed_bytes:
   description: Bytes of the removed directories' files (would be freed in check mode).
-  returned: with O(remove)
+  returned: with O(remove), or O(records) and O(state=absent)
   type: int
 """
 
@@ -206,6 +253,7 @@ import os
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import select
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import cache as model_cache
 
 
@@ -224,6 +272,8 @@ def argspec():
         node=dict(type="str"),
         volumes=dict(type="list", elements="dict", default=[]),
         claims=dict(type="list", elements="dict", default=[]),
+        records=dict(type="raw"),
+        state=dict(type="str", choices=["present", "absent"]),
     )
 
 
@@ -234,8 +284,8 @@ def list_dirs(module, root, refs):
                      orphan_bytes=sum(entry.get("bytes") or 0 for entry in orphans))
 
 
-def remove_dirs(module, root, refs):
-    paths = [p.rstrip("/") for p in module.params["remove"]]
+def remove_dirs(module, root, refs, paths):
+    paths = [p.rstrip("/") for p in paths]
     refused = [problem for problem in (model_cache.resolved_problem(p, root) for p in paths) if problem]
     if refused:
         module.fail_json(msg="refused, nothing was removed: %s" % "; ".join(refused), refused=refused)
@@ -261,14 +311,10 @@ def remove_dirs(module, root, refs):
                      freed_bytes=sum(entry.get("bytes") or 0 for entry in removed))
 
 
-def create_dirs(module, root):
+def create_dirs(module, root, wanted):
     params = module.params
-    wanted, seen = [], set()
-    for item in params["create"]:
-        path = item["path"].rstrip("/") or item["path"]
-        if path not in seen:
-            seen.add(path)
-            wanted.append((path, item.get("claim")))
+    if not wanted:
+        module.exit_json(changed=False, root=root, ensured=[], created=[], selinux_enabled=module.selinux_enabled())
     refused = model_cache.refusals(wanted, root)
     if refused:
         module.fail_json(msg="refused, nothing was created: %s" % " | ".join(refused), refused=refused)
@@ -292,20 +338,53 @@ def create_dirs(module, root):
                      ensured=results, created=created, selinux_enabled=module.selinux_enabled(), **extra)
 
 
+def create_list(items):
+    """The O(create) items as ``(path, claim)``, each path once (its first claim)."""
+    wanted, seen = [], set()
+    for item in items:
+        path = item["path"].rstrip("/") or item["path"]
+        if path not in seen:
+            seen.add(path)
+            wanted.append((path, item.get("claim")))
+    return wanted
+
+
+def from_plan(module, root):
+    """O(records): this node's directories, checked against the allowed root before anything is done."""
+    params = module.params
+    try:
+        wanted = model_cache.node_dirs(params["records"], params["node"])
+    except select.PlanRecordsError as exc:
+        module.fail_json(msg=str(exc))
+    present = (params["state"] or "present") == "present"
+    refused = model_cache.outside_root(wanted, root)
+    if refused:
+        module.fail_json(msg="refused, nothing was %s: %s" % ("created" if present else "removed", " ".join(refused)),
+                         refused=refused)
+    if present:
+        create_dirs(module, root, wanted)
+    refs = model_cache.references(params["volumes"], params["claims"], params["node"])
+    remove_dirs(module, root, refs, [path for path, _claim in wanted])
+
+
 def main():
     module = AnsibleModule(argument_spec=argspec(), supports_check_mode=True,
-                           mutually_exclusive=[("create", "remove")])
+                           mutually_exclusive=[("create", "remove", "records"), ("state", "create"),
+                                               ("state", "remove")],
+                           required_by=dict(records=["node"], state=["node"]))
     params = module.params
     problem = model_cache.root_problem(params["root"])
     if problem:
         module.fail_json(msg=problem)
     root = model_cache.normalised_root(params["root"])
+    if params["records"] is not None or params["state"] is not None:
+        from_plan(module, root)
     if params["create"]:
-        create_dirs(module, root)
+        create_dirs(module, root, create_list(params["create"]))
     refs = model_cache.references(params["volumes"], params["claims"], params["node"])
     if not params["remove"]:
         list_dirs(module, root, refs)
-    remove_dirs(module, root, refs)
+    remove_dirs(module, root, refs, params["remove"])
 
 
 if __name__ == "__main__":

@@ -98,9 +98,9 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.args_common im
 from ansible_collections.ai_platform.serving.plugins.module_utils.k8s.runner import run_module
 
 try:
-    from kubernetes.dynamic.exceptions import ConflictError, NotFoundError
+    from kubernetes.dynamic.exceptions import ConflictError, DynamicApiError, NotFoundError
 except ImportError:  # handled by AnsibleK8SModule's requirement check
-    ConflictError = NotFoundError = Exception
+    ConflictError = DynamicApiError = NotFoundError = Exception
 
 
 def argspec():
@@ -169,12 +169,17 @@ def execute_module(module, client):
     leases = client.resource("Lease", "coordination.k8s.io/v1")
     done = {}
     for namespace in module.params["namespaces"]:
-        if module.params["state"] == "present":
-            done[namespace] = take(module, client, leases, namespace, done)
-        else:
-            action = give_back(module, client, leases, namespace)
-            if action:
-                done[namespace] = action
+        try:
+            if module.params["state"] == "present":
+                done[namespace] = take(module, client, leases, namespace, done)
+            else:
+                action = give_back(module, client, leases, namespace)
+                if action:
+                    done[namespace] = action
+        except DynamicApiError as exc:  # the holder goes back with the failure: the Leases taken so far are given back
+            module.fail_json(msg="%s: the Lease %s could not be %s: %s" % (
+                namespace, model_lease.LEASE_NAME, "taken" if module.params["state"] == "present" else "given back",
+                getattr(exc, "summary", lambda: exc)()), holder=module.params["holder"], leases=done)
     # coordination state the run gives back at its end: not a change to what the collection deploys
     module.exit_json(changed=False, leases=done, holder=module.params["holder"])
 

@@ -290,6 +290,26 @@ chart_source:
   description: Where the charts came from - V(aips_charts) (it wins), V(aips_chart_mirrors), or None.
   returned: success
   type: str
+models:
+  description:
+    - Per Harbor reference of the plan, the lock file's entry for it (C(digest), C(size), C(file_count), ...), as the
+      lock file has it; references without one are left out.
+    - M(ai_platform.serving.model_storage_pull) hands them to M(ai_platform.serving.model_storage_state), which then
+      does not read the lock file again.
+  returned: success
+  type: dict
+lock_file:
+  description: The lock file the plan read (empty without one).
+  returned: success
+  type: str
+model_values:
+  description:
+    - Per slug, the model's values files as the plan read them - C(files) (C(gaie), C(ms) paths) and C(values) (their
+      parsed contents, an empty file as C({})).
+    - M(ai_platform.serving.serving_stack_spec) takes them (its O(ai_platform.serving.serving_stack_spec#module:model_values))
+      and reads no values file again.
+  returned: success
+  type: dict
 """
 
 from ansible.module_utils.basic import AnsibleModule

@@ -55,6 +55,13 @@ options:
     description: storageClassName of the on-prem PV and claim (empty binds only to the static PV).
     type: str
     default: ""
+  job:
+    description:
+      - The pull Job manifest M(ai_platform.serving.model_storage_state) built for this model (its
+        RV(ai_platform.serving.model_storage_state#module:jobs)), created as given (placed on the node holding a
+        single-node claim) instead of built again from the pull Job settings; it must pull O(digest).
+      - M(ai_platform.serving.model_storage_pull) hands it on.
+    type: dict
 requirements:
   - kubernetes >= 24.2.0
 attributes:
@@ -126,6 +133,7 @@ def argspec():
         replace_failed=dict(type="bool", default=True),
         keep_claim=dict(type="bool", default=False),
         hostpath_storage_class=dict(type="str", default=""),
+        job=dict(type="dict"),
     ))
 
 
@@ -141,7 +149,7 @@ def execute_module(module, client):
     changed, actions, objects = apply_storage(
         client, record, params["digest"], expected_size=params["expected_size"], check_mode=module.check_mode,
         replace_failed=params["replace_failed"], hostpath_storage_class=params["hostpath_storage_class"],
-        job_options=options)
+        job_options=options, job=params["job"])
     storage = record["storage"]
     wait = dict(name=storage["pull_job"], namespace=record["namespace"], digest=params["digest"], slug=record["slug"],
                 pvc=storage["pvc"], pv=storage.get("pv") or None, claim_annotations=objects.pop("claim_annotations"))

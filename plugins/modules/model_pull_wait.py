@@ -296,6 +296,11 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.storage import
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
 from ansible_collections.ai_platform.serving.plugins.module_utils.k8s.runner import PullApi, run_module
 
+try:
+    from kubernetes.dynamic.exceptions import DynamicApiError
+except ImportError:  # handled by AnsibleK8SModule's requirement check
+    DynamicApiError = Exception
+
 # One Job's options, at the top level (one model) or in each element of ``jobs`` (many).
 JOB_KEYS = ("name", "namespace", "digest", "slug", "pvc", "pv")
 
@@ -391,7 +396,13 @@ def outcome(client, api, waiter, params, job_params, elapsed, timeout):
             current = claim_annotations(client, job_params)
             result["annotations"] = pull_marker.settled_annotations(pull_marker.pvc_annotations(marker), current)
             if params["record_claims"]:
-                result["recorded"] = record_claim(client, job_params, current, result["annotations"])
+                try:
+                    result["recorded"] = record_claim(client, job_params, current, result["annotations"])
+                except DynamicApiError as exc:  # the pull is done and verified; only its record is missing
+                    return failure(api, params, job_params, result, (
+                        "pull Job %s completed, but what the claim %s holds could not be recorded on it (%s): re-run "
+                        "the play (the Job finishes at once from the marker and the record is written again)"
+                        % (where, job_params.get("pvc"), getattr(exc, "summary", lambda: exc)())), pods)
                 result["changed"] = result["recorded"]
             return result
         return failure(api, params, job_params, result, "pull Job %s completed but %s" % (where, message), pods)

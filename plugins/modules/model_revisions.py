@@ -20,17 +20,27 @@ description:
   - Run it once the serving pods rolled onto the served revision (M(ai_platform.serving.serving_stack) does, after
     the ModelService release is ready). On a single-node claim (ReadWriteOnce, dynamic class) the Job runs on the
     node whose serving pods hold the claim.
-  - Reads all model claims with one list call; a claim with nothing to drop costs nothing more.
+  - A record that carries its decision under C(prune) (the C(prune) entries of M(ai_platform.serving.serving_stack_info)
+    do) is pruned as decided, without reading its claim again. The claims of the other records are read with one
+    list call; a claim with nothing to drop costs nothing more.
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
 options:
   records:
-    description: Plan records (elements of the C(aips_plan) fact); records without a Harbor source are skipped.
+    description:
+      - Plan records (elements of the C(aips_plan) fact); records without a Harbor source are skipped.
+      - A record may carry the decision for its claim under C(prune), a dict of C(annotations) (the claim's
+        annotations it was made on), C(kept) and C(dropped) (the digests), as the C(prune) entries of
+        M(ai_platform.serving.serving_stack_info) do; O(keep) does not apply to it and its claim is not listed. A
+        record without C(prune) is decided here on its listed claim; one whose C(prune) is no such dict fails the
+        module.
     type: list
     elements: dict
     required: true
   keep:
-    description: Revisions kept beside the served one (a rollback switches to one of them without a download).
+    description:
+      - Revisions kept beside the served one (a rollback switches to one of them without a download).
+      - Applies to the records without a C(prune) decision.
     type: int
     default: 1
   timeout:
@@ -44,7 +54,8 @@ options:
 attributes:
   check_mode:
     support: full
-    description: Reads the claims and reports what would be pruned; runs no prune Job and rewrites no annotation.
+    description: Reports what would be pruned (reading the claims of the records without a decision); runs no prune
+      Job and rewrites no annotation.
   diff_mode:
     support: none
     description: Not applicable.
@@ -90,7 +101,7 @@ def execute_module(module, client):
 
 
 def main():
-    run_module(argspec(), execute_module, errors=(PullApiError,))
+    run_module(argspec(), execute_module, errors=(PullApiError, ValueError))
 
 
 if __name__ == "__main__":

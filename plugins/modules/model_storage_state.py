@@ -31,83 +31,14 @@ description:
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
   - ai_platform.serving.pull_job_settings
+  - ai_platform.serving.storage_state
   - ai_platform.serving.read_only
 options:
-  registry_username:
-    description: User of the registry the manifests are read from.
-    type: str
-  registry_password:
-    description: Password or token of O(registry_username); never logged.
-    type: str
-  registry_ca_file:
-    description: CA certificate of the registry; empty uses the system trust store.
-    type: path
-  registry_validate_certs:
-    description: Check the registry's TLS certificate.
-    type: bool
-    default: true
   records:
     description: The Harbor records of the plan (elements of the C(aips_plan) fact with storage mode C(harbor)).
     type: list
     elements: dict
     required: true
-  network_policy:
-    description:
-      - Derive and read the NetworkPolicy of each model's Job pods (C(<slug>-model-jobs)); the role's
-        C(model_storage_job_network_policy).
-    type: bool
-    default: false
-  network_policy_dns:
-    description: The DNS peers the Job pods may reach (NetworkPolicy peers); empty derives the cluster DNS.
-    type: list
-    elements: dict
-    default: []
-  network_policy_registry:
-    description: The registry peers the Job pods may reach (NetworkPolicy peers); empty derives them from the reference.
-    type: list
-    elements: dict
-    default: []
-  cluster_domain:
-    description: The cluster's DNS domain (a registry host under it is a Service the policy can name).
-    type: str
-    default: cluster.local
-  registry_endpoint:
-    description: C(host[:port]) to read the manifests from instead of the references' host.
-    type: str
-  timeout:
-    description: Seconds per HTTP request to the registry.
-    type: int
-    default: 30
-  lock_file:
-    description: model_sync lock file; a reference it has an entry for is not looked up at the registry.
-    type: path
-  require_lock:
-    description: A reference the lock file does not pin (and that names no digest) is unreadable, naming the model.
-    type: bool
-    default: false
-  require_signed:
-    description:
-      - Each pinned artifact must carry a signature by the site's key (O(signing_public_key)) over exactly its files,
-        attached as an OCI referrer (M(ai_platform.serving.model_sync) with C(signing_key)). One that does not is in
-        RV(unsigned), naming the model and why (none attached, another key, other files); the cluster is then not
-        read. Only the manifest and the signatures are read, never the weights.
-    type: bool
-    default: false
-  signing_public_key:
-    description: The site's model signing public key (PEM), for O(require_signed).
-    type: str
-  headroom_percent:
-    description: Room a claim must have beyond its artifact's size, in percent.
-    type: int
-    default: 10
-  hostpath_storage_class:
-    description: storageClassName of the on-prem PV and claim, as given to M(ai_platform.serving.model_pull_job).
-    type: str
-    default: ""
-  replace_failed:
-    description: As M(ai_platform.serving.model_pull_job)'s; a Failed Job is never settled either way.
-    type: bool
-    default: true
 requirements:
   - kubernetes >= 24.2.0
 """
@@ -168,6 +99,13 @@ network_policies:
   returned: always
   type: list
   elements: dict
+jobs:
+  description:
+    - Per slug of RV(pull) whose Job could be built, the pull Job this run wants (the manifest compared with the live
+      Job), for M(ai_platform.serving.model_pull_job)'s O(ai_platform.serving.model_pull_job#module:job), so that
+      it is built once per run.
+  returned: always
+  type: dict
 storage_results:
   description:
     - Per settled slug, its entry of the model_storage role's C(model_storage_results) (C(pvc), C(namespace),
@@ -180,37 +118,20 @@ storage_results:
 
 import json
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import (
-    k8s_auth_argspec,
-    pull_job_options,
-    pull_job_settings_argspec,
-)
+from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import pull_job_options
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import live_state
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage import artifacts, manifests, network_policy, settled
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage import (
+    artifacts,
+    manifests,
+    network_policy,
+    pull_task,
+    settled,
+)
 from ansible_collections.ai_platform.serving.plugins.module_utils.k8s.runner import list_model_cache, live_objects, run_module
 
 
 def argspec():
-    return k8s_auth_argspec(**pull_job_settings_argspec(
-        registry_username=dict(type="str"),
-        registry_password=dict(type="str", no_log=True),
-        registry_ca_file=dict(type="path"),
-        registry_validate_certs=dict(type="bool", default=True),
-        records=dict(type="list", elements="dict", required=True),
-        network_policy=dict(type="bool", default=False),
-        network_policy_dns=dict(type="list", elements="dict", default=[]),
-        network_policy_registry=dict(type="list", elements="dict", default=[]),
-        cluster_domain=dict(type="str", default="cluster.local"),
-        registry_endpoint=dict(type="str"),
-        timeout=dict(type="int", default=30),
-        lock_file=dict(type="path"),
-        require_lock=dict(type="bool", default=False),
-        headroom_percent=dict(type="int", default=10),
-        hostpath_storage_class=dict(type="str", default=""),
-        replace_failed=dict(type="bool", default=True),
-        require_signed=dict(type="bool", default=False),
-        signing_public_key=dict(type="str"),
-    ))
+    return pull_task.state_argspec()
 
 
 def signature_problem(resolver, reference, info, public_key):
@@ -243,7 +164,7 @@ def resolve_all(params):
     try:
         resolver = artifacts.Resolver(params["registry_username"], params["registry_password"], params["registry_ca_file"],
                                       params["registry_validate_certs"], params["timeout"], params["registry_endpoint"],
-                                      params["lock_file"], params["require_lock"])
+                                      params["lock_file"], params["require_lock"], params.get("locked"))
     except artifacts.ERRORS as exc:
         return {}, ["%s: %s" % (record.get("slug"), exc) for record in params["records"]], [], []
     for record in params["records"]:
@@ -277,7 +198,7 @@ def execute_module(module, client):
         module.fail_json(msg=str(exc))
     found, unreadable, misfits, unsigned = resolve_all(params)
     result = dict(changed=False, artifacts=found, unreadable=unreadable, misfits=misfits, unsigned=unsigned, pull=[],
-                  settled={}, reasons={}, storage_results={}, network_policies=[])
+                  settled={}, reasons={}, storage_results={}, network_policies=[], jobs={})
     if unreadable or misfits or unsigned:
         module.exit_json(**result)
     claims, volumes, jobs = list_model_cache(client, sorted(set(r["namespace"] for r in records)),
@@ -300,9 +221,11 @@ def execute_module(module, client):
         result["reasons"][slug] = why
         if done:
             result["settled"][slug] = settled.settled_result(live["pvc"])
-            result["storage_results"][slug] = settled.storage_result(record, result["settled"][slug], why)
+            result["storage_results"][slug] = settled.storage_result(record, result["settled"][slug], why,
+                                                                     settled.claim_annotations(live["pvc"]))
         else:
             result["pull"].append(slug)
+            result["jobs"][slug] = wanted_job
     module.exit_json(**result)
 
 

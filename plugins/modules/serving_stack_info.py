@@ -17,8 +17,10 @@ description:
     once, and the decisions on it, so that the role only applies ready lists and a re-run with nothing to change makes
     this one call and no helm, apply or removal call.
   - Runs C(helm version) once (RV(helm)) and C(helm list) of every release once, lists the release-digest ConfigMaps
-    once, lists the model claims once, reads each object the stacks of O(specs) apply or retire and, in check mode,
-    lists the namespaces.
+    once, reads each object the stacks of O(specs) apply or retire and, in check mode, lists the namespaces.
+  - Reads no model claim when every Harbor-sourced model has a result in O(storage_results) that carries the claim's
+    annotations (C(claim_annotations)); otherwise lists the model claims once (by the collection's labels) and reads
+    one by one only the claims of the models without such a result that the list did not return.
   - Fails, except in check mode, for the Harbor-sourced models without a result in O(storage_results) whose claim holds
     no verified pull (no digest annotation) or another artifact than the plan's (its repository, and its digest when
     C(harborRef) pins one), one line per model.
@@ -56,6 +58,10 @@ options:
     description:
       - Per slug, what model_storage pulled in this play (its C(model_storage_results)); such a model's claim is not
         checked and its C(digest) is the one stamped.
+      - A result's C(claim_annotations), when it is a dict, are the annotations of the model's claim after this play's
+        pull or record (the digest, the revisions kept, the pull marker); they stand for the claim, which is then not
+        read from the cluster (RV(prune) is decided on them). A result without it (an older caller, check mode) means
+        the claim is read as before.
     type: dict
     default: {}
     version_added: 0.1.0
@@ -112,10 +118,14 @@ helm:
       C(helm list) arguments that list every release of every namespace as JSON on that major (Helm 4 has no C(--all)),
       and C(apply), the M(kubernetes.core.helm) options of a C(normal) and a C(forced) upgrade on that major (Helm 4
       - client-side apply, see module_utils/stack/helm_compat.py).
+    - With O(post_renderer), also C(post_renderer), as RV(post_renderer).
+    - The probe this module made, handed whole to M(ai_platform.serving.serving_stack_render)'s C(helm), which then
+      does not probe Helm again.
   returned: always
   type: dict
   sample: {"version": "v4.3.2", "major": 4, "list_args": ["list", "--all-namespaces", "--output", "json"],
-           "apply": {"normal": {"server_side": "false"}, "forced": {"force": true}}}
+           "apply": {"normal": {"server_side": "false"}, "forced": {"force": true}},
+           "post_renderer": {"arg": "aips-gateway-placement", "env": {"HELM_PLUGINS": "/plugins"}}}
 post_renderer:
   description:
     - How a Helm call gives it O(post_renderer) - C(arg), the C(--post-renderer) value (the path for Helm 3, the
@@ -127,7 +137,8 @@ post_renderer:
 render:
   description:
     - The releases of every record that go to Helm (a recorded digest that does not match, a release not deployed), in
-      chart order, as RV(releases) holds them; the input of M(ai_platform.serving.serving_stack_render).
+      chart order, as RV(releases) holds them; the input of M(ai_platform.serving.serving_stack_render), which needs
+      no records or charts beside them (each item carries its chart and C(plan_record)).
   returned: always
   type: list
   elements: dict
@@ -139,7 +150,9 @@ releases:
       C(server_side), from RV(helm)'s C(apply); a failed or pending release is forced), C(post_renderer) (llm-d-infra),
       C(label), C(failure) (the model, chart and namespace a failure line starts with), C(digest) and C(record) (the
       release digest and the metadata of the ConfigMap it is recorded in after the deploy, with the revision Helm
-      deployed).
+      deployed), and C(plan_record), the fields of its plan record that M(ai_platform.serving.serving_stack_render)
+      reads (slug, name, namespace, names, values files, model artifacts URI, the claim's storage mode, names and
+      hostPath node; module_utils/stack/render.py, record_part).
   returned: always
   type: dict
 repairs:
@@ -165,7 +178,9 @@ remove:
   type: list
   elements: dict
 prune:
-  description: The live records whose claim keeps more than the served revision plus O(keep).
+  description: The live records whose claim keeps more than the served revision plus O(keep), each with its decision
+    under C(prune) (C(annotations) of the claim, the digests C(kept) and C(dropped)) for
+    M(ai_platform.serving.model_revisions), which then reads no claim.
   returned: always
   type: list
   elements: dict
@@ -259,8 +274,11 @@ def selected(client, kind, api_version, selection):
 
 
 def model_claims(client, records):
-    """The model claims of ``records``: one list by the collection's labels, then a read per claim not found."""
-    claims = selected(client, "PersistentVolumeClaim", "v1", "model_cache") if records else []
+    """The model claims of ``records``: one list by the collection's labels, then a read per claim not found; no
+    call at all without records (state.claims_to_read: every claim is known from model_storage's results)."""
+    if not records:
+        return []
+    claims = selected(client, "PersistentVolumeClaim", "v1", "model_cache")
     resource = client.resource("PersistentVolumeClaim", "v1")
     for record in live_state.missing_claims(records, claims):
         try:
@@ -313,7 +331,7 @@ def execute_module(module, client):
     read = dict(
         helm_list=helm_releases(module, facts["helm"]["major"]),
         digest_maps=selected(client, "ConfigMap", "v1", "release_digests"),
-        claims=model_claims(client, state.harbor_records(records)),
+        claims=model_claims(client, state.claims_to_read(records, params["storage_results"])),
         live=live_objects(client, [d for group in (objects, retired) for ds in group.values() for d in ds]),
         namespaces=namespaces,
         apply_options=facts["helm"]["apply"],
@@ -323,7 +341,7 @@ def execute_module(module, client):
                           params["helm_timeout"], params["helm_binary"])
     # the kubeconfig (a no_log option of kubernetes.core's) is added by the role's command task: in this result it
     # would be masked, as every no_log value is
-    result.update(facts)
+    result.update(facts, helm=helm_compat.handed(facts))
     if result["problems"] and not module.check_mode:
         module.fail_json(msg="\n".join(result["problems"]), **result)
     module.exit_json(changed=False, **result)

@@ -14,9 +14,11 @@ version_added: 0.1.0
 author: ai_platform.serving contributors (@ai-platform)
 description:
   - Renders, in one call, every release of O(records) (or those O(select) names, or the release items of O(releases))
-    with C(helm template), the chart settings O(charts) (or the carried archives of O(chart_dir)), the values of O(specs)
-    with O(marks) merged in (or those of O(releases)), and for llm-d-infra the O(post_renderer), as the role
-    M(ai_platform.serving.serving_stack) installs them.
+    with C(helm template), the chart settings O(charts) (or those the release items carry, or the carried archives of
+    O(chart_dir)), the values of O(specs) with O(marks) merged in (or those of O(releases)), and for llm-d-infra the
+    O(post_renderer), as the role M(ai_platform.serving.serving_stack) installs them.
+  - Given O(helm) (the probe M(ai_platform.serving.serving_stack_info) made), runs no C(helm version) or C(helm env)
+    of its own; without it, probes O(helm_binary) for the post-renderer's form.
   - A release that does not render fails the module, per model, chart and version with Helm's own error, so nothing
     is installed.
   - Checks every rendered pod spec against the Pod Security level the model namespaces enforce (O(pod_security))
@@ -31,10 +33,11 @@ extends_documentation_fragment:
   - ai_platform.serving.read_only
 options:
   records:
-    description: Plan records (M(ai_platform.serving.model_plan)).
+    description:
+      - Plan records (M(ai_platform.serving.model_plan)).
+      - Required with O(specs); with O(releases), only for release items that carry no C(plan_record).
     type: list
     elements: dict
-    required: true
   specs:
     description:
       - Slug to the stack spec (RV(ai_platform.serving.serving_stack_spec#module:specs)); its C(values) per chart key
@@ -45,13 +48,16 @@ options:
     description:
       - The releases to render as M(ai_platform.serving.serving_stack_info) returns them (its C(render)), each with
         C(slug), C(chart), C(name) and C(values) (the chart mark merged in); instead of O(specs), O(select) and O(marks).
+      - An item's C(plan_record) (the part of its plan record the checks read) stands for its record in O(records),
+        its C(ref), C(repo) and C(version) for its chart in O(charts); serving_stack_info's items carry both.
     type: list
     elements: dict
     version_added: 0.1.0
   charts:
-    description: C(infra), C(gaie), C(modelservice) to their C(ref), C(repo), C(version), as the releases install them.
+    description:
+      - C(infra), C(gaie), C(modelservice) to their C(ref), C(repo), C(version), as the releases install them.
+      - Required with O(specs); with O(releases), only for release items that carry no C(ref).
     type: dict
-    required: true
   select:
     description: Chart key to the slugs to render (the release plan's C(deploy)); unset renders every release.
     type: dict
@@ -79,6 +85,15 @@ options:
     description: The helm executable (a name on PATH or a path).
     type: str
     default: helm
+  helm:
+    description:
+      - The Helm probe M(ai_platform.serving.serving_stack_info) made of the same O(helm_binary)
+        (RV(ai_platform.serving.serving_stack_info#module:helm)), with the C(post_renderer) form it found for the same
+        O(post_renderer) and O(post_renderer_plugins); the module then does not probe Helm. A probe made for another
+        post-renderer fails the module.
+      - Unset, the module probes O(helm_binary) itself (C(helm version), and C(helm env HELM_PLUGINS) for Helm 4).
+    type: dict
+    version_added: 0.1.0
   registry_config:
     description: Helm registry config (C(HELM_REGISTRY_CONFIG)) holding the chart registry login.
     type: path
@@ -127,12 +142,12 @@ requirements:
 """
 
 EXAMPLES = r"""
-- name: Render and check the releases that go to Helm (serving_stack_info's render)
+- name: Render and check the releases that go to Helm (serving_stack_info's render and its Helm probe)
   ai_platform.serving.serving_stack_render:
-    records: "{{ aips_plan }}"
-    charts: "{{ serving_stack__spec.charts }}"
     releases: "{{ state.render }}"
+    helm: "{{ state.helm }}"
     post_renderer: "{{ role_path }}/files/gateway_placement.py"
+    post_renderer_plugins: "{{ role_path }}/files/helm4-plugins"
     python: "{{ ansible_playbook_python }}"
     pod_security: "{{ aips_pod_security }}"
 
@@ -201,10 +216,10 @@ except ImportError:  # handled by AnsibleK8SModule's requirement check
 
 def argspec():
     return k8s_auth_argspec(
-        records=dict(type="list", elements="dict", required=True),
+        records=dict(type="list", elements="dict"),
         specs=dict(type="dict"),
         releases=dict(type="list", elements="dict"),
-        charts=dict(type="dict", required=True),
+        charts=dict(type="dict"),
         select=dict(type="dict"),
         marks=dict(type="dict", default={}),
         chart_dir=dict(type="path"),
@@ -212,6 +227,7 @@ def argspec():
         post_renderer_plugins=dict(type="path"),
         python=dict(type="str", default=""),
         helm_binary=dict(type="str", default="helm"),
+        helm=dict(type="dict"),
         registry_config=dict(type="path"),
         registry_ca_file=dict(type="path", aliases=["chart_ca_file"], deprecated_aliases=[
             dict(name="chart_ca_file", version="2.0.0", collection_name="ai_platform.serving")]),
@@ -237,10 +253,20 @@ def _environment(params):
 
 
 def post_renderer(module, env):
-    """The ``--post-renderer`` value and its environment for the helm found (Helm 4: the plugin)."""
+    """The ``--post-renderer`` value and its environment for the helm found (Helm 4: the plugin): from O(helm),
+    serving_stack_info's probe, when given; else from a probe of O(helm_binary)."""
     params = module.params
     if not params["post_renderer"]:
         return None, {}
+    if params["helm"] is not None:
+        try:
+            form = helm_compat.given_post_renderer(params["helm"], params["post_renderer"],
+                                                   params["post_renderer_plugins"])
+        except helm_compat.HelmVersionError as exc:
+            module.fail_json(msg="helm: %s. Fix: pass the helm that serving_stack_info returned for the same "
+                             "post_renderer and post_renderer_plugins, or leave helm out to probe %s."
+                             % (exc, params["helm_binary"]))
+        return form["arg"], form["env"]
     runner = getattr(module, "_module", module)  # AnsibleK8SModule wraps the AnsibleModule
     try:
         form = helm_compat.probe(
@@ -253,29 +279,32 @@ def post_renderer(module, env):
 
 
 def render_all(module, kube_version):
-    """``(rendered {slug: {chart: docs}}, texts, failures)`` of the selected releases."""
+    """``(rendered {slug: {chart: docs}}, texts, failures, values, records)`` of the selected releases (records:
+    one per model rendered, O(records)' or those the release items carry)."""
     params = module.params
     if params["releases"] is not None:
         try:
-            jobs = render.release_jobs(params["records"], params["releases"])
+            jobs = render.release_jobs(params["records"], params["releases"], params["charts"])
         except (KeyError, ValueError) as exc:
             module.fail_json(msg="releases: %s" % exc)
-    elif params["specs"] is None:
-        module.fail_json(msg="give specs (every release of the records) or releases (serving_stack_info's render)")
+    elif params["specs"] is None or params["records"] is None or params["charts"] is None:
+        module.fail_json(msg="give releases (serving_stack_info's render), or records, specs and charts (every "
+                         "release of the records)")
     else:
-        jobs = render.releases(params["records"], params["specs"], params["select"], params["marks"])
+        jobs = [job + (params["charts"].get(job[1]),)
+                for job in render.releases(params["records"], params["specs"], params["select"], params["marks"])]
     env = _environment(params)
     renderer, renderer_env = post_renderer(module, env) if jobs else (None, {})
     env.update(renderer_env)
     scratch = tempfile.mkdtemp(prefix="aips-render-")
 
     def one(job):
-        record, chart, release, values = job
+        record, chart, release, values, setting = job
         path = os.path.join(scratch, "%s-%s.json" % (record["slug"], chart))
         with open(path, "w") as handle:
             json.dump(values, handle)
-        argv = render.template_argv(params["helm_binary"], record, chart, release, params["charts"].get(chart),
-                                    path, kube_version, params["chart_dir"], renderer, params["registry_validate_certs"])
+        argv = render.template_argv(params["helm_binary"], record, chart, release, setting, path, kube_version,
+                                    params["chart_dir"], renderer, params["registry_validate_certs"])
         try:
             # pylint: disable-next=ansible-bad-function  # helm templates run side by side (run_command is serial)
             proc = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
@@ -291,23 +320,23 @@ def render_all(module, kube_version):
             os.unlink(os.path.join(scratch, name))
         os.rmdir(scratch)
     rendered, texts, failures, values = {}, {}, [], {}
-    for (record, chart, _release, chart_values), rc, out, err in results:
+    for (record, chart, _release, chart_values, setting), rc, out, err in results:
         slug = record["slug"]
         if rc != 0:
-            failures.append(render.failure_message(record, chart, params["charts"].get(chart), err or out))
+            failures.append(render.failure_message(record, chart, setting, err or out))
             continue
         try:
             # the manifests carry what the values wrote (an extraObjects template's own YAML, say): read under the
             # limits of the one YAML reader, so an alias bomb there is refused, not expanded
             docs = [doc for doc in safe_yaml.loads_all(out, "the rendered manifests") if doc]
         except safe_yaml.YamlFileError as exc:
-            failures.append(render.failure_message(record, chart, params["charts"].get(chart),
+            failures.append(render.failure_message(record, chart, setting,
                                                    "Error: the rendered manifests are %s" % exc.reason))
             continue
         rendered.setdefault(slug, {})[chart] = docs
         texts.setdefault(slug, {})[chart] = out
         values.setdefault(slug, {})[chart] = chart_values
-    return rendered, texts, failures, values
+    return rendered, texts, failures, values, render.job_records(jobs)
 
 
 def cluster_version(client):
@@ -343,12 +372,13 @@ def cluster_facts(module, client, crd_names):
     return served, gpus
 
 
-def finish(module, rendered, texts, failures, values, kube_version, client=None):
+def finish(module, outcome, kube_version, client=None):
     params = module.params
+    rendered, texts, failures, values, records = outcome
     crds = allocatable = None
     if client is not None and rendered:
         crds, allocatable = cluster_facts(module, client, render.monitor_crds(rendered))
-    problems, warnings = render.checks(params["records"], rendered, values, params["pod_security"],
+    problems, warnings = render.checks(records, rendered, values, params["pod_security"],
                                        params["values_policy_allow"], crds, allocatable)
     for warning in warnings:
         module.warn(warning)
@@ -373,14 +403,12 @@ def without_cluster(module):
     if module.params["cluster_checks"]:
         return
     kube_version = module.params["kube_version"] or render.DEFAULT_KUBE_VERSION
-    rendered, texts, failures, values = render_all(module, kube_version)
-    finish(module, rendered, texts, failures, values, kube_version)
+    finish(module, render_all(module, kube_version), kube_version)
 
 
 def execute_module(module, client):
     kube_version = module.params["kube_version"] or cluster_version(client) or render.DEFAULT_KUBE_VERSION
-    rendered, texts, failures, values = render_all(module, kube_version)
-    finish(module, rendered, texts, failures, values, kube_version, client)
+    finish(module, render_all(module, kube_version), kube_version, client)
 
 
 def main():

@@ -56,11 +56,19 @@ options:
         C(modelservice), each with C(ref), C(repo) and C(version). With O(specs) and records to handle, a key without
         C(ref) fails naming the key, the value found and the fix. Returned as RV(charts).
     type: raw
+  model_values:
+    description:
+      - The values files as the model plan read them (M(ai_platform.serving.model_plan)'s
+        RV(ai_platform.serving.model_plan#module:model_values), the C(aips_plan_artifacts.model_values) fact), per
+        slug its C(files) and their parsed C(values). A record naming the same files takes its values from here and
+        no values file is read again.
+    type: dict
+    default: {}
   models_dir:
     description:
-      - The models tree the plan read the values files from. Each values file is read again only when it resolves
-        (symlinks followed) below this folder, so a file swapped for a link out of the tree after the plan is
-        refused, not followed. Empty, no such check.
+      - The models tree the plan read the values files from. A values file is read (for a record without its values
+        in O(model_values)) only when it resolves (symlinks followed) below this folder, so a file swapped for a link
+        out of the tree after the plan is refused, not followed. Empty, no such check.
     type: str
     default: ""
   cloud_provider:

@@ -203,9 +203,10 @@ def _ensure(client, resource, wanted, conflicts, check_mode, what, kinds, seen=N
 
 
 def apply_storage(client, record, digest, expected_size=0, check_mode=False, replace_failed=True,
-                  hostpath_storage_class="", job_options=None):
+                  hostpath_storage_class="", job_options=None, job=None):
     """Create what is missing for ``record``; return (changed, actions, manifests): the PV, claim and Job manifests
-    and ``claim_annotations``, those of the claim as read ({} when it was created)."""
+    and ``claim_annotations``, those of the claim as read ({} when it was created). ``job``: the pull Job already
+    built (model_storage_state's), placed here on the claim's holder instead of built again from ``job_options``."""
     job_options = job_options or {}
     pv_res = client.resource("PersistentVolume", "v1")
     pvc_res = client.resource("PersistentVolumeClaim", "v1")
@@ -215,7 +216,15 @@ def apply_storage(client, record, digest, expected_size=0, check_mode=False, rep
     wanted_pv = manifests.pv_manifest(record, hostpath_storage_class)
     wanted_pvc = manifests.pvc_manifest(record, hostpath_storage_class)
     holder = claim_holder(client, record)
-    wanted_job = manifests.job_manifest(record, digest, expected_size=expected_size, holder_node=holder, **job_options)
+    if job:
+        pulls = ((job.get("metadata") or {}).get("annotations") or {}).get(manifests.ANNOTATION_DIGEST)
+        if pulls != digest:
+            raise manifests.StorageError("%s: the pull Job given pulls %s, not the artifact's %s"
+                                         % (record["slug"], pulls, digest))
+        wanted_job = manifests.placed(job, holder)
+    else:
+        wanted_job = manifests.job_manifest(record, digest, expected_size=expected_size, holder_node=holder,
+                                            **job_options)
     actions = {}
     if wanted_pv:
         actions["pv"] = _ensure(client, pv_res, wanted_pv, claims.pv_conflicts, check_mode,

@@ -55,6 +55,15 @@ def read_lock(path, problems):
     return lock
 
 
+def locked_models(lock, records, lock_file):
+    """``{models, lock_file}`` for the plan's artifacts: the lock's entries of the plan's Harbor references (as the
+    lock file has them), so that model_storage does not read the lock file again, and the file they came from."""
+    section = _section(lock, "models")
+    references = [((record.get("storage") or {}).get("oci") or {}).get("reference") for record in records or []]
+    return dict(models=dict((ref, section[ref]) for ref in references if ref in section and isinstance(section[ref], dict)),
+                lock_file=lock_file or "")
+
+
 def _section(lock, name):
     section = lock.get(name)
     return section if isinstance(section, dict) else {}
@@ -86,17 +95,20 @@ def _unset_keys(charts):
     return [key for key in STACK_KEYS if not isinstance(charts.get(key), dict) or not charts[key].get("ref")]
 
 
-def plan_artifacts(settings, lock, serving):
+def plan_artifacts(settings, lock, serving, image_records=None):
     """``(artifacts, problems)`` of the cleaned settings (images, chart_mirrors, charts, harbor_hostname,
     cloud_provider, allow_unpinned, lock_file) and the parsed ``lock``. ``serving``: the plan has models to
-    serve, so the chart plan must be whole and, on-prem unless allowed, pinned."""
+    serve, so the chart plan must be whole and, on-prem unless allowed, pinned. ``image_records``: the image
+    plan of the images with the lock's pins built already (plan/task.py:plan_result), taken as ``images``;
+    None: built here (and a refused images list is a problem)."""
     problems = []
     harbor = settings.get("harbor_hostname") or ""
     lock_images, lock_charts = _section(lock, "images"), _section(lock, "charts")
     images, pins = None, {}
     if settings.get("images") is not None:
         try:
-            images = image_plan.image_plan(image_plan.locked_images(settings["images"], lock_images), harbor)
+            images = image_records if image_records is not None else image_plan.image_plan(
+                image_plan.locked_images(settings["images"], lock_images), harbor)
             pins = image_plan.image_pins(images)
         except (ValueError, AttributeError, TypeError) as exc:
             problems.append(Problem(CLUSTER, setting_field("images"), None, "the images list is refused: %s" % exc,

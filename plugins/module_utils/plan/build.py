@@ -15,6 +15,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import copy
 import os
 import posixpath
 
@@ -436,7 +437,8 @@ class _ModelChecker(object):
             return settings["oras_image"]
         try:
             return image_plan.oras_image(settings.get("images"), settings.get("harbor_hostname"),
-                                         settings.get("cloud_provider") == "on-prem", settings.get("oras_version"))
+                                         settings.get("cloud_provider") == "on-prem", settings.get("oras_version"),
+                                         plan=settings.get("image_records"))
         except ValueError as exc:
             self.fail("modelSource", self.entry["modelSource"].get("harborRef"),
                       "the pull Job has no ORAS image: %s" % exc,
@@ -522,7 +524,7 @@ def node_affinity(node_selector):
         "nodeSelectorTerms": [{"matchExpressions": expressions}]}}}
 
 
-def build_plan(settings):
+def build_plan(settings, image_records=None, parsed=None):
     """Validate ``settings`` and return ``(records, problems)``.
 
     ``settings`` holds cloud_provider, kubeconfig, harbor_hostname, harbor_user,
@@ -531,11 +533,15 @@ def build_plan(settings):
     the chart defaults are read from, chart_facts), images (the aips_images list the
     ORAS image is taken from) and sync_models ([{repo_id, reference}] that model_sync publishes, checked
     against the models' modelSource).
+    ``image_records``: the image plan of ``images`` built already (plan/task.py:plan_result builds it once per
+    run), each model's ORAS image is read from it; None: each model builds it from ``images``.
+    ``parsed``: a dict filled with each record's values files as read here (``{slug: {chart: values}}``, a copy
+    taken before any check reads them), so that no later step reads the files again.
     ``records`` is empty when any problem is an error.
     """
     settings, problems = plan_inputs.clean(settings)
     models = check_settings(settings, problems)
-    settings = dict(settings)
+    settings = dict(settings, image_records=image_records)
     try:
         settings["modelservice_defaults"] = chart_facts.chart_defaults(chart_facts.MODELSERVICE,
                                                                        settings.get("chart_dir"))[0]
@@ -568,6 +574,8 @@ def build_plan(settings):
                 if record:
                     records.append(record)
                     values.setdefault(record["slug"], checker.values)
+                    if parsed is not None:
+                        parsed.setdefault(record["slug"], copy.deepcopy(checker.values))
     check_collisions(records, problems, values)
     check_values_policy(records, values, settings, problems)
     check_sync(records, settings, problems)

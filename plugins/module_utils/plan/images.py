@@ -94,24 +94,28 @@ def find_image(plan, upstream):
     return None
 
 
-def oras_image(images, harbor, on_prem, version=None):
+def oras_image(images, harbor, on_prem, version=None, plan=None):
     """The pull Job's ORAS image: its Harbor destination on-prem, its source on cloud.
 
     ``images`` is the images list (``aips_images``; None: DEFAULT_ORAS_IMAGE); ``version`` replaces
     the listed tag. On-prem the list must carry the ORAS image (else ValueError): that is what
     harbor_upload puts into Harbor. On cloud nothing is carried: without an entry, the default source.
+    ``plan``: the image plan of ``images`` built already (the model plan builds it once per run), read
+    instead of building one; the Harbor references are made with ``harbor`` either way.
     """
-    plan = image_plan([DEFAULT_ORAS_IMAGE] if images is None else images, harbor)
+    if plan is None:
+        plan = image_plan([DEFAULT_ORAS_IMAGE] if images is None else images, harbor)
     record = find_image(plan, ORAS_REPOSITORY)
     if record is None and on_prem:
         raise ValueError("the images list carries no %s image, so Harbor has none" % ORAS_REPOSITORY)
     if record is None:
-        record = image_plan([DEFAULT_ORAS_IMAGE], harbor)[0]
+        record = _image_record(DEFAULT_ORAS_IMAGE, harbor)
     pinned = record["digest"] and (not version or version == record["tag"])
     if on_prem:
+        repository = "%s/%s/%s" % (harbor, record["project"], record["path"])
         if pinned:  # the lock file's digest (locked_images) or images.yml's: the Job pulls by digest
-            return record["pinned"]
-        return "%s/%s/%s:%s" % (harbor, record["project"], record["path"], version or record["tag"])
+            return pin(repository, record["digest"])
+        return "%s:%s" % (repository, version or record["tag"])
     if pinned:
         return pin(record["upstream"], record["digest"])
     return "%s:%s" % (record["upstream"], version or record["tag"])

@@ -4,7 +4,8 @@
 
 """The one reader of the YAML files a site hands the collection: values files and lock files.
 
-``load_file(path, root=...)`` refuses, with a message naming the file (never its contents):
+``load_file(path, root=...)`` refuses, with a message naming the file (never its contents) (the first three are
+``read_text``'s, the guarded read of the text, for callers that parse it themselves or word the refusal their way):
 
 - a file larger than ``max_bytes`` (default 1 MiB: Helm keeps a release, values included, in one
   Secret of at most 1 MiB, so a larger values file can never be deployed);
@@ -18,10 +19,13 @@
   (a 1 kB alias bomb stands for 10^7 nodes: it is counted on the composed graph, which shares the
   aliased nodes, so the count costs what the file costs, not what it expands to), a recursive alias,
   or nesting deeper than ``max_depth`` (PyYAML's composer recurses, and would raise RecursionError);
+- a file that cannot be read, or is not UTF-8 text;
 - invalid YAML (the line and column, not the offending text).
 
 Every caller adds the model or the variable the file belongs to; ``YamlFileError.reason`` is the
-part without the path, for callers that name the file themselves.
+part without the path, for callers that name the file themselves, and ``YamlFileError.kind`` says which of
+``read_text``'s checks refused the file (``OUTSIDE``, ``UNREADABLE``, ``TOO_LARGE``, ``NOT_UTF8``; None for the
+YAML itself).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -40,15 +44,22 @@ MAX_ALIASES = 1000
 MAX_NODES = 1000000
 MAX_WRITTEN = 100000
 MAX_DEPTH = 64
+# YamlFileError.kind of the refusals of read_text
+OUTSIDE = "outside"
+UNREADABLE = "unreadable"
+TOO_LARGE = "too large"
+NOT_UTF8 = "not UTF-8"
 
 
 class YamlFileError(ValueError):
-    """A file refused by ``load_file``; ``path`` and ``reason`` separately, ``str()`` both."""
+    """A file refused by ``load_file``; ``path`` and ``reason`` separately, ``str()`` both; ``kind``: which check of
+    ``read_text`` refused it (None: the YAML)."""
 
-    def __init__(self, path, reason, fix):
+    def __init__(self, path, reason, fix, kind=None):
         self.path = path
         self.reason = reason
         self.fix = fix
+        self.kind = kind
         ValueError.__init__(self, "%s: %s. Fix: %s" % (path, reason, fix))
 
 
@@ -224,32 +235,45 @@ def _parse(text, path, max_aliases, max_nodes, max_depth, max_written, single):
         loader.dispose()
 
 
-def load_file(path, root=None, max_bytes=MAX_BYTES, max_aliases=MAX_ALIASES, max_nodes=MAX_NODES,
-              max_depth=MAX_DEPTH, max_written=MAX_WRITTEN):
-    """The parsed contents of the YAML file ``path`` (None when empty), or YamlFileError.
+def read_text(path, root=None, max_bytes=MAX_BYTES, missing_ok=False):
+    """The text of the file ``path``, or YamlFileError (its ``kind`` the check that refused it): a path that leaves
+    ``root`` once symlinks are resolved (``OUTSIDE``), a file that cannot be read (``UNREADABLE``: missing, a
+    folder, no permission), one over ``max_bytes`` (``TOO_LARGE``, refused before it is read when its size shows
+    it), or not UTF-8 text (``NOT_UTF8``).
 
-    With ``root``, the file must lie below ``root`` once symlinks are resolved.
+    With ``missing_ok``, None when nothing is at ``path`` (a dangling link included) instead of ``UNREADABLE``.
     """
+    if missing_ok and not os.path.exists(path):
+        return None
     if root is not None and not inside(path, root):
         raise YamlFileError(path, "refused: it resolves to a file outside %s (a symlink leaving that folder)" % root,
-                            "replace the link with the file itself, inside %s" % root)
+                            "replace the link with the file itself, inside %s" % root, OUTSIDE)
     try:
         size = os.stat(path).st_size
         if size > max_bytes:
             raise YamlFileError(path, "refused: %d bytes, over the limit of %d (Helm stores a release, its values "
                                 "included, in one Secret of at most 1 MiB)" % (size, max_bytes),
-                                "keep the file under %d bytes" % max_bytes)
+                                "keep the file under %d bytes" % max_bytes, TOO_LARGE)
         with open(path, "rb") as handle:
             data = handle.read(max_bytes + 1)
     except (IOError, OSError) as exc:
         raise YamlFileError(path, "cannot be read (%s)" % (exc.strerror or type(exc).__name__),
-                            "check that the file exists and is readable")
+                            "check that the file exists and is readable", UNREADABLE)
     if len(data) > max_bytes:
         raise YamlFileError(path, "refused: over the limit of %d bytes" % max_bytes,
-                            "keep the file under %d bytes" % max_bytes)
+                            "keep the file under %d bytes" % max_bytes, TOO_LARGE)
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise YamlFileError(path, "not UTF-8 text", "save the file as UTF-8")
+        raise YamlFileError(path, "not UTF-8 text", "save the file as UTF-8", NOT_UTF8)
+
+
+def load_file(path, root=None, max_bytes=MAX_BYTES, max_aliases=MAX_ALIASES, max_nodes=MAX_NODES,
+              max_depth=MAX_DEPTH, max_written=MAX_WRITTEN):
+    """The parsed contents of the YAML file ``path`` (None when empty), or YamlFileError.
+
+    With ``root``, the file must lie below ``root`` once symlinks are resolved. The text is read by ``read_text``.
+    """
+    text = read_text(path, root=root, max_bytes=max_bytes)
     return loads(text, path, max_aliases=max_aliases, max_nodes=max_nodes, max_depth=max_depth,
                  max_written=max_written)

@@ -10,10 +10,14 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan.artifacts import plan_artifacts, read_lock
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import images as image_plan
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.artifacts import (
+    locked_models,
+    plan_artifacts,
+    read_lock,
+)
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan.build import DEFAULT_HOSTPATH_ROOT, build_plan
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan.checks import format_problems
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan.images import locked_images
 
 SETTINGS = ("models", "models_dir", "cloud_provider", "kubeconfig", "harbor_hostname", "harbor_user",
             "harbor_token", "gpu_toleration", "hostpath_root", "oras_version", "oras_image", "images", "sync_models",
@@ -49,22 +53,40 @@ def argspec():
     )
 
 
+def _image_records(images, harbor):
+    """The image plan of the (locked) images list, built once per run for the pull Jobs' ORAS image and the
+    artifacts; None without a list or when the list is refused (then each step reports it as before)."""
+    if images is None:
+        return None
+    try:
+        return image_plan.image_plan(images, harbor)
+    except (ValueError, AttributeError, TypeError):
+        return None
+
+
 def plan_result(params):
     """``(result, warnings)`` of the validated options: the result has ``records``, ``problems`` and the image and
     chart plans with the lock file's pins (``images``, ``image_pins``, ``charts``, ``helm_charts``,
     ``chart_source``: plan/artifacts.py), and ``failed`` with ``msg`` listing every problem when one is an error.
-    The lock file is read here, once. The token is never in the result."""
+    The lock file is read here, once, and the image plan built here, once: the records' ORAS image and the
+    artifacts' images come from it. The token is never in the result."""
     settings = dict((key, params.get(key)) for key in SETTINGS)
     problems = []
     lock = read_lock((settings.get("lock_file") or "").strip(), problems)
     planned = dict(settings)
+    locked = None
     if isinstance(settings.get("images"), list):  # the pull Job's ORAS image by the lock's digest
-        planned["images"] = locked_images(settings["images"], lock.get("images") if isinstance(lock.get("images"), dict)
-                                          else {})
-    records, found = build_plan(planned)
+        locked = planned["images"] = image_plan.locked_images(settings["images"], lock.get("images")
+                                                              if isinstance(lock.get("images"), dict) else {})
+    # the Harbor host the artifacts are planned with; the ORAS image is made with build_plan's cleaned one
+    # (plan/images.py:oras_image), which differs only when unset (None there, "" here)
+    harbor = (settings.get("harbor_hostname") or "").strip()
+    image_records = _image_records(locked, harbor)
+    parsed = {}
+    records, found = build_plan(planned, image_records=image_records, parsed=parsed)
     problems.extend(found)
-    artifacts, more = plan_artifacts(dict(settings, harbor_hostname=(settings.get("harbor_hostname") or "").strip()),
-                                     lock, serving=bool(records))
+    artifacts, more = plan_artifacts(dict(settings, harbor_hostname=harbor), lock, serving=bool(records),
+                                     image_records=image_records)
     problems.extend(more)
     found = [problem.as_dict() for problem in problems]
     warnings = [str(problem) for problem in problems if problem.severity == "warning"]
@@ -72,4 +94,13 @@ def plan_result(params):
         return dict(failed=True, msg=format_problems(problems), problems=found), warnings
     result = dict(changed=False, records=records, problems=found)
     result.update(artifacts)
+    result.update(locked_models(lock, records, (settings.get("lock_file") or "").strip()))
+    result["model_values"] = planned_values(records, parsed)
     return result, warnings
+
+
+def planned_values(records, parsed):
+    """``{slug: {files, values}}``: each record's values files (paths) and their contents as the plan read them, for
+    serving_stack_spec (its ``model_values``), which then reads no file again (stack/spec_task.py:handed_values)."""
+    return dict((record["slug"], {"files": dict(record.get("values_files") or {}), "values": parsed[record["slug"]]})
+                for record in records if record["slug"] in parsed and record.get("values_files"))

@@ -26,6 +26,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import pod_standards, values_policy
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack.mappings import merged
 
 POD_SECURITY_VARIABLE = "aips_pod_security"
 MONITORS_VARIABLE = "serving_stack_monitors"
@@ -194,17 +195,7 @@ def monitors_off(chart, values):
     off = MONITORS_OFF.get(chart)
     if not off:
         return values
-    return _merged(values or {}, off)
-
-
-def _merged(base, override):
-    result = dict(base)
-    for key, value in override.items():
-        if isinstance(value, dict) and isinstance(result.get(key), dict):
-            result[key] = _merged(result[key], value)
-        else:
-            result[key] = value
-    return result
+    return merged(values, off)
 
 
 def monitor_objects(docs):

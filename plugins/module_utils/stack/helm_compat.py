@@ -10,6 +10,8 @@ Helm 3 takes ``--post-renderer`` as the path of an executable; Helm 4 takes the 
 ``postrenderer/v1`` found on ``HELM_PLUGINS``. serving_stack ships its post-renderer both ways
 (``files/gateway_placement.py`` and the plugin ``files/helm4-plugins/aips-gateway-placement``, which runs
 that same file); :func:`post_renderer` says which form and which environment a Helm call takes.
+serving_stack_info probes once and hands its probe on (:func:`handed`); serving_stack_render takes the
+post-renderer form from it (:func:`given_post_renderer`) instead of probing again.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -102,3 +104,37 @@ def probe(run, post_renderer_script=None, plugins_dir=""):
         plugins = out("env", "HELM_PLUGINS") if major >= 4 else ""
         facts["post_renderer"] = post_renderer(major, post_renderer_script, plugins_dir or "", plugins)
     return facts
+
+
+def handed(facts):
+    """The probe as one module hands it to the next (serving_stack_info's RV ``helm``): :func:`probe`'s ``helm``
+    with its ``post_renderer`` form inside, when there is one."""
+    found = dict(facts["helm"])
+    if facts.get("post_renderer"):
+        found["post_renderer"] = facts["post_renderer"]
+    return found
+
+
+def given_post_renderer(helm, script, plugins_dir=""):
+    """The ``post_renderer`` form (``{arg, env}``) of a probe another module made (:func:`handed`), for ``script``;
+    None without a script. Raises HelmVersionError when the probe is not one of a supported Helm, or was made for
+    another post-renderer (a path or a plugin directory other than the caller's)."""
+    if not script:
+        return None
+    helm = helm if isinstance(helm, dict) else {}
+    major = helm.get("major")
+    if major not in SUPPORTED_MAJORS:
+        raise HelmVersionError("the given helm probe names no Helm major of the support matrix (major %r)" % (major,))
+    form = helm.get("post_renderer")
+    if not isinstance(form, dict) or not isinstance(form.get("env"), dict):
+        raise HelmVersionError("the given helm probe has no post_renderer form (it was made without a post-renderer)")
+    if major < 4:
+        made_for = form.get("arg") == script
+    else:
+        dirs = str(form["env"].get("HELM_PLUGINS") or "").split(os.pathsep)
+        made_for = form.get("arg") == POST_RENDERER_PLUGIN and dirs[0] == (plugins_dir or "")
+    if not made_for:
+        raise HelmVersionError("the given helm probe was made for another post-renderer (%s, %s) than %s (%s)"
+                               % (form.get("arg"), form["env"].get("HELM_PLUGINS", "no HELM_PLUGINS"), script,
+                                  plugins_dir or "no plugin directory"))
+    return dict(arg=form["arg"], env=dict(form["env"]))

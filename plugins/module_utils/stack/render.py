@@ -18,20 +18,10 @@ __metaclass__ = type
 import posixpath
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import admission
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack.mappings import merged
 
 CHARTS = (("infra", "infra_release"), ("gaie", "gaie_release"), ("modelservice", "ms_release"))
 DEFAULT_KUBE_VERSION = "1.33.0"
-
-
-def merged(base, override):
-    """``base`` with ``override`` merged in, mappings recursively (Ansible's combine(recursive=True))."""
-    result = dict(base or {})
-    for key, value in (override or {}).items():
-        if isinstance(value, dict) and isinstance(result.get(key), dict):
-            result[key] = merged(result[key], value)
-        else:
-            result[key] = value
-    return result
 
 
 def releases(records, specs, select=None, marks=None):
@@ -48,17 +38,55 @@ def releases(records, specs, select=None, marks=None):
     return found
 
 
-def release_jobs(records, items):
-    """``[(record, chart, release name, values)]`` of release items (serving_stack_info's ``render``: ``slug``,
-    ``chart``, ``name``, ``values`` with the chart mark merged in already)."""
+# what the render and its checks read of a plan record (admission.py, values_policy.refused), and of its storage
+RECORD_FIELDS = ("slug", "name", "namespace", "names", "values_files", "model_artifacts_uri")
+STORAGE_FIELDS = ("mode", "pv", "pvc", "claim", "hostpath_node")
+CHART_FIELDS = ("ref", "repo", "version")
+
+
+def record_part(record):
+    """The part of a plan record that rendering its releases and checking them reads (the namespace, the names
+    the messages give, the values files they point at, the claim the values policy and the GPU check look at):
+    serving_stack_info puts it on each release item (``plan_record``) so that the render needs no records."""
+    part = dict((key, record[key]) for key in RECORD_FIELDS if key in record)
+    part["storage"] = dict((key, value) for key, value in (record.get("storage") or {}).items()
+                           if key in STORAGE_FIELDS)
+    return part
+
+
+def release_jobs(records, items, charts=None):
+    """``[(record, chart, release name, values, chart setting)]`` of release items (serving_stack_info's
+    ``render``: ``slug``, ``chart``, ``name``, ``values`` with the chart mark merged in already).
+
+    An item's record is its ``plan_record`` (:func:`record_part`), else the record of ``records`` with its slug;
+    its chart setting its own ``ref``, ``repo`` and ``version``, else ``charts``' setting of its chart. Raises
+    ValueError for an item with neither."""
     by_slug = dict((record["slug"], record) for record in records or [])
     jobs = []
     for item in items or []:
-        if item.get("slug") not in by_slug:
-            raise ValueError("release %s of chart %s names the model %s, which is not among the records"
-                             % (item.get("name"), item.get("chart"), item.get("slug")))
-        jobs.append((by_slug[item["slug"]], item["chart"], item["name"], item.get("values") or {}))
+        record = item.get("plan_record")
+        if not isinstance(record, dict):
+            record = by_slug.get(item.get("slug"))
+        if record is None:
+            raise ValueError("release %s of chart %s names the model %s, which is not among the records (and the "
+                             "item carries no plan_record)" % (item.get("name"), item.get("chart"), item.get("slug")))
+        if "ref" in item:
+            chart = dict((key, item.get(key)) for key in CHART_FIELDS)
+        elif item.get("chart") in (charts or {}):
+            chart = charts[item["chart"]]
+        else:
+            raise ValueError("release %s of chart %s carries no chart ref and charts has no %s"
+                             % (item.get("name"), item.get("chart"), item.get("chart")))
+        jobs.append((record, item["chart"], item["name"], item.get("values") or {}, chart))
     return jobs
+
+
+def job_records(jobs):
+    """The records of ``jobs``, one per slug, in their order (the models whose releases are checked)."""
+    found = {}
+    for job in jobs or []:
+        found.setdefault(job[0]["slug"], job[0])
+    return list(found.values())
 
 
 def chart_source(chart, chart_dir=None):

@@ -62,6 +62,7 @@ def argspec():
         # raw: the chart check names serving_stack_charts for a value that is not a mapping of charts
         charts=dict(type="raw"),
         models_dir=dict(type="str", default=""),
+        model_values=dict(type="dict", default={}),
         cloud_provider=dict(type="str", choices=["cloud", "on-prem"], default="on-prem"),
         harbor_hostname=dict(type="str", default=""),
     )
@@ -125,12 +126,29 @@ def record_spec(record, files, settings):
     return spec, list(spec["problems"])
 
 
+def handed_values(record, values):
+    """The record's values as the model plan read them (``values``: its ``model_values``,
+    aips_plan_artifacts.model_values), when it read the same files; None otherwise, and the files are read
+    (read_values)."""
+    entry = (values or {}).get(record.get("slug"))
+    if not isinstance(entry, dict) or entry.get("files") != (record.get("values_files") or {}):
+        return None
+    found = entry.get("values")
+    if not isinstance(found, dict) or any(not isinstance(found.get(chart), (dict, type(None))) for chart in VALUES_FILES):
+        return None
+    return dict((chart, copy.deepcopy(found.get(chart)) or {}) for chart in VALUES_FILES)
+
+
 def stack_specs(records, params, read=safe_yaml.load_file):
-    """``(specs, problems)``: ``{slug: stack spec}`` of every record, in record order, and every problem."""
+    """``(specs, problems)``: ``{slug: stack spec}`` of every record, in record order, and every problem. Each
+    record's values come from the plan (``model_values``) when it read the same files, else from the files."""
     settings = stack_settings(params)
     specs, problems = {}, []
     for record in records:
-        files, found = read_values(record, params.get("models_dir"), read)
+        files = handed_values(record, params.get("model_values"))
+        found = []
+        if files is None:
+            files, found = read_values(record, params.get("models_dir"), read)
         problems.extend(found)
         if found:
             continue

@@ -4,8 +4,9 @@
 """What serving_stack does on the cluster, decided in one place from one read (the module serving_stack_info).
 
 The module reads the cluster once (``helm version``, one ``helm list``, the release-digest ConfigMaps, the model
-claims, the objects the stacks apply or remove, in check mode the namespaces); :func:`decide` turns that read, the
-plan records, their stack specs and the charts into ready lists the role only applies:
+claims that model_storage's results do not carry (:func:`claims_to_read`), the objects the stacks apply or remove, in
+check mode the namespaces); :func:`decide` turns that read, the plan records, their stack specs and the charts into
+ready lists the role only applies:
 
 - ``problems``: models whose claim holds no verified pull, or another artifact than the plan's (the module fails
   with them, except in check mode);
@@ -13,7 +14,8 @@ plan records, their stack specs and the charts into ready lists the role only ap
   change);
 - ``repairs``, ``releases`` (per chart), ``gateways``, ``apply``, ``remove``, ``prune``, ``endpoints``: what the
   role does for the *live* records (all records; in check mode those whose namespace exists already, since
-  nothing can be dry-run in a namespace that does not exist).
+  nothing can be dry-run in a namespace that does not exist). A ``prune`` entry is the record with its decision
+  under ``prune`` (storage/revisions.py:prune_decision: the claim's annotations, the digests kept and dropped).
 
 Each release item carries what its ``kubernetes.core.helm`` call takes and what records it afterwards (the
 release digest and its ConfigMap's metadata). Pure functions, unit-tested on fixtures.
@@ -28,11 +30,17 @@ import hashlib
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import helm_repair, live_state, release_digest
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values as stack_values
-from ansible_collections.ai_platform.serving.plugins.module_utils.stack.render import merged
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack.render import merged, record_part
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims as storage_claims
-from ansible_collections.ai_platform.serving.plugins.module_utils.storage.revisions import plan_prunes
+from ansible_collections.ai_platform.serving.plugins.module_utils.storage.revisions import (
+    PRUNE_KEY,
+    plan_prunes,
+    prune_decision,
+)
 
 STORAGE_HARBOR = "harbor"
+# the key of a model_storage result that carries its claim's annotations after this play's pull or record
+CLAIM_ANNOTATIONS = "claim_annotations"
 UNPULLED = ("%s: its claim holds no verified pull (no model_storage result in this play, no digest annotation on the "
             "claim). Fix: run model_storage first (site.yml --tags storage) and see playbooks/cache.yml for the claim "
             "state.")
@@ -50,6 +58,46 @@ def harbor_records(records):
 def claim_records(records, storage_results):
     """Harbor records without a model_storage result in this play: their claim must hold a verified pull."""
     return [r for r in harbor_records(records) if r.get("slug") not in (storage_results or {})]
+
+
+def _result_annotations(record, storage_results):
+    """The claim annotations model_storage's result in this play carries for ``record`` (a dict), else None (no
+    result, or one without ``claim_annotations``: an older caller, check mode - not known)."""
+    result = (storage_results or {}).get(record.get("slug"))
+    annotations = result.get(CLAIM_ANNOTATIONS) if isinstance(result, dict) else None
+    return annotations if isinstance(annotations, dict) else None
+
+
+def known_claims(records, storage_results):
+    """Claim-shaped dicts (``metadata``: ``name``, ``namespace``, ``annotations``) of the Harbor records whose
+    model_storage result in this play carries the claim's annotations: what a read of those claims would return
+    after this play's pull (a copy, the results are not changed)."""
+    found = []
+    for record in harbor_records(records):
+        annotations = _result_annotations(record, storage_results)
+        if annotations is not None:
+            found.append({"metadata": {"name": (record.get("storage") or {}).get("pvc"),
+                                       "namespace": record.get("namespace"), "annotations": dict(annotations)}})
+    return found
+
+
+def claims_to_read(records, storage_results):
+    """The Harbor records whose claim must still be read from the cluster: those without ``claim_annotations`` in
+    their model_storage result (none of them when every result carries them)."""
+    return [r for r in harbor_records(records) if _result_annotations(r, storage_results) is None]
+
+
+def claims_in_use(records, read_claims, storage_results):
+    """The claims the decisions use: those of :func:`known_claims` and, for the other ones, ``read_claims`` (a
+    claim of both is taken from the result, the state after this play's pull). With no ``claim_annotations`` in
+    ``storage_results`` this is ``read_claims`` as it is."""
+    known = known_claims(records, storage_results)
+    if not known:
+        return list(read_claims or [])
+    index = live_state.claims_by_key(known)
+    kept = [c for c in read_claims or [] if live_state.claim_key((c.get("metadata") or {}).get("namespace"),
+                                                                 (c.get("metadata") or {}).get("name")) not in index]
+    return kept + known
 
 
 def _claim_annotations(record, index):
@@ -130,8 +178,9 @@ def release_items(records, specs, charts, plan, helm_list, apply_options, post_r
     modelservice), each: ``slug``, ``model``, ``namespace``, ``name`` (the release), ``chart`` (its key), ``ref``,
     ``repo``, ``version``, ``values`` (with the chart mark), the ``kubernetes.core.helm`` options of its state
     (``apply_options`` ``normal`` for a new or deployed release, ``forced`` for any other), ``post_renderer``
-    (infra), ``label``, ``failure`` (the start of the failure line) and ``digest``/``record`` (what the deploy
-    records afterwards: the release digest and its ConfigMap's metadata)."""
+    (infra), ``label``, ``failure`` (the start of the failure line), ``digest``/``record`` (what the deploy
+    records afterwards: the release digest and its ConfigMap's metadata) and ``plan_record`` (what
+    serving_stack_render reads of the record: render.record_part)."""
     states = helm_states(helm_list)
     items = []
     for chart_key, name_key in release_digest.CHARTS:
@@ -153,6 +202,7 @@ def release_items(records, specs, charts, plan, helm_list, apply_options, post_r
                 "digest": plan["digests"][slug][release],
                 "record": {"name": naming.slug_name("release_digests", slug), "namespace": namespace,
                            "labels": naming.model_labels(slug, naming.COMPONENT_RELEASE_DIGESTS)},
+                "plan_record": record_part(record),
             }
             item.update((apply_options or {}).get("forced" if forced else "normal") or {})
             if chart_key == "infra" and post_renderer:
@@ -188,9 +238,10 @@ def decide(records, specs, charts, read, storage_results=None, keep=1, post_rend
            post_renderer_digest="", timeout="10m0s", helm_binary="helm", kubeconfig=None):
     """Everything serving_stack does, from the records, their stack specs, the charts and one ``read`` of the
     cluster: ``{helm_list, digest_maps, claims, live (objects: {object_key: object or None}), namespaces (None: not
-    read), apply_options}``. Returns ``problems`` and the ready lists (module docstring)."""
+    read), apply_options}``; ``claims`` need hold only the claims of :func:`claims_to_read`, the others come from
+    ``storage_results`` (:func:`claims_in_use`). Returns ``problems`` and the ready lists (module docstring)."""
     claimed = claim_records(records, storage_results)
-    claims = read.get("claims") or []
+    claims = claims_in_use(records, read.get("claims"), storage_results)
     specs = stamp_served_digests(specs, served_digests(claimed, claims, storage_results))
     extras = {"infra": post_renderer_digest} if post_renderer_digest else {}
     plan = release_digest.release_plan(records, specs, charts, read.get("helm_list"), read.get("digest_maps"), extras)
@@ -200,7 +251,8 @@ def decide(records, specs, charts, read, storage_results=None, keep=1, post_rend
     due = live_state.objects_to_apply(objects, read.get("live") or {})
     items = release_items(records, specs, charts, plan, read.get("helm_list"), read.get("apply_options"),
                           post_renderer)
-    prune_due = set(record["slug"] for record, _a, _k, _d in plan_prunes(harbor_records(live), claims, keep))
+    prune_due = dict((record["slug"], prune_decision(annotations, kept, dropped))
+                     for record, annotations, kept, dropped in plan_prunes(harbor_records(live), claims, keep))
     due_list = [d for ds in due.values() for d in ds]
     return {
         "problems": claim_problems(claimed, claims),
@@ -212,7 +264,8 @@ def decide(records, specs, charts, read, storage_results=None, keep=1, post_rend
         "gateways": [d for r in live for d in specs[r["slug"]].get("objects") or [] if d in due_list],
         "apply": due_list,
         "remove": [d for ds in live_state.objects_to_remove(retired, read.get("live") or {}).values() for d in ds],
-        "prune": [r for r in live if r["slug"] in prune_due],
+        # each with its decision, so that model_revisions reads no claim again (storage/revisions.py:split_decided)
+        "prune": [dict(r, **{PRUNE_KEY: prune_due[r["slug"]]}) for r in live if r["slug"] in prune_due],
         "endpoints": endpoints(live, specs),
         "unchanged": [name for name in plan["unchanged"] if name in release_names(live)],
     }

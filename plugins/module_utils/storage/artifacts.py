@@ -65,13 +65,20 @@ class Resolver(object):
     """Resolves references with the run's registry settings; one Registry per endpoint."""
 
     def __init__(self, username=None, password=None, ca_file=None, validate_certs=True, timeout=30,
-                 registry_endpoint=None, lock_file=None, require_lock=False):
+                 registry_endpoint=None, lock_file=None, require_lock=False, locked=None):
+        """``locked``: the lock file's model entries (``{reference: entry}``) as the model plan read them from
+        ``lock_file``; given, the file is not read again."""
         self.username, self.password = username, password
         self.transport_args = (ca_file, validate_certs, timeout)
         self.endpoint = registry_endpoint
         self.lock_file = lock_file
         self.require_lock = require_lock
-        self.lock = read_lock(lock_file) if lock_file else {}
+        if not lock_file:
+            self.lock = {}
+        elif locked is not None:
+            self.lock = {"models": dict(locked)}
+        else:
+            self.lock = read_lock(lock_file)
         self.registries = {}
 
     def registry(self, host):

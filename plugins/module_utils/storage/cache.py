@@ -23,6 +23,10 @@ allows a directory below the root when no part of it below the root is a symlink
 ``refusals`` names the claim and what to do; ``ensure_dirs`` creates the missing ones and sets owner,
 group, mode and SELinux type through AnsibleModule's own ``set_*_if_different`` helpers (check mode,
 diff, and no SELinux change where SELinux is disabled, as ``ansible.builtin.file`` does).
+
+From the plan (the module's ``records``, what the ``hostpath_dirs`` role passes): ``node_dirs`` checks the
+records as every role's first step does (``plan/select.py:select``) and keeps this node's directories;
+``outside_root`` names every one not strictly below the allowed root, with the fix.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -39,6 +43,7 @@ import stat
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
 from ansible_collections.ai_platform.serving.plugins.module_utils.naming import LABEL_SLUG
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.select import select as select_records
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.pull_marker import parse_marker
 
 MARKER = ".pulled"
@@ -371,6 +376,49 @@ def refusals(wanted, root, lstat=os.lstat):
         if problem:
             found.append("%s%s; %s" % ("%s: " % claim if claim else "", problem, advice(problem, root)))
     return found
+
+
+# From the plan: the directories of one node's records.
+
+PLAN_ROLE = "hostpath_dirs"  # the role whose plan variable the module's records are; errors name it
+
+
+def node_dirs(records, node, role=PLAN_ROLE):
+    """``(hostpath_dir, pvc)`` of every plan record whose ``storage.hostpath_node`` is ``node``, plan order,
+    each directory once (its first claim).
+
+    ``records`` is checked as the ``plan_records`` filter checks it (``PlanRecordsError`` naming ``role``'s
+    plan variable when no plan was built or it holds no plan records). Records without a hostpath_node (dynamic
+    claims, cloud) are skipped; no record for ``node`` gives ``[]``.
+    """
+    wanted, seen = [], set()
+    for record in select_records(records, None, role):
+        storage = record["storage"]
+        if not storage.get("hostpath_node") or storage["hostpath_node"] != node:
+            continue
+        path = storage.get("hostpath_dir")
+        if isinstance(path, str) and len(path) > 1:
+            path = path.rstrip("/") or path
+        if path not in seen:
+            seen.add(path)
+            wanted.append((path, storage.get("pvc")))
+    return wanted
+
+
+def below_root(path, root):
+    """Whether ``path`` names something strictly below ``root`` (its first part after ``root/`` not empty)."""
+    prefix = normalised_root(root) + "/"
+    return isinstance(path, str) and path.startswith(prefix) and path[len(prefix):len(prefix) + 1] not in ("", "/")
+
+
+def outside_root(wanted, root, variable="%s_allowed_root" % PLAN_ROLE):
+    """One message per ``(path, claim)`` of ``wanted`` not strictly below ``root``: the claim, the hostpathDir,
+    the allowed root (named ``variable``) and the fix. The finer rules (normalised, no symlink or file in the
+    way) are ``create_problem``'s and ``resolved_problem``'s."""
+    root = normalised_root(root)
+    return ["%s: hostpathDir %s is not below %s %s; move the directory under it or widen %s."
+            % (claim, path, variable, root, variable)
+            for path, claim in wanted if not below_root(path, root)]
 
 
 def owner_id(owner):

@@ -223,21 +223,29 @@ def job_manifest(record, digest, expected_size=0, concurrency=4, verify=False, h
             "containerName": CONTAINER, "operator": "In", "values": [PERMANENT_EXIT_CODE]}}]},
         "template": {"metadata": {"labels": labels(record)}, "spec": pod_spec},
     }
-    hashed = spec_hash(spec)
-    if holder_node:
-        pod_spec["affinity"] = holder_affinity(holder_node)
-    return {
+    job = {
         "apiVersion": "batch/v1",
         "kind": "Job",
         "metadata": {
             "name": storage["pull_job"],
             "namespace": record["namespace"],
             "labels": labels(record),
-            "annotations": {ANNOTATION_SPEC_HASH: hashed, ANNOTATION_DIGEST: digest,
+            "annotations": {ANNOTATION_SPEC_HASH: spec_hash(spec), ANNOTATION_DIGEST: digest,
                             ANNOTATION_REFERENCE: storage["oci"]["reference"]},
         },
         "spec": spec,
     }
+    return placed(job, holder_node) if holder_node else job
+
+
+def placed(job, holder_node):
+    """A copy of the pull Job ``job`` (job_manifest's) placed on ``holder_node``, the node whose serving pods hold a
+    single-node claim (none: unchanged). Its spec hash stays the unplaced one, so a Job already done is not replaced
+    because the serving pods moved; model_pull_job places the Job model_storage_state built, not a second build."""
+    job = copy.deepcopy(job)
+    if holder_node:
+        job["spec"]["template"]["spec"]["affinity"] = holder_affinity(holder_node)
+    return job
 
 
 CLEAR_CONTAINER = "clear"

@@ -109,9 +109,15 @@ def settled_result(pvc):
     }
 
 
-def storage_result(record, held, why=SETTLED):
+def claim_annotations(pvc):
+    """The annotations of a live claim (``{}`` for none)."""
+    return dict(_annotations(pvc))
+
+
+def storage_result(record, held, why=SETTLED, annotations=None):
     """The role's ``model_storage_results`` entry of a settled model (``held``: its ``settled_result``), in the
-    shape of a pulled model's entry: nothing pulled, the claim, PV and Job kept."""
+    shape of a pulled model's entry: nothing pulled, the claim, PV and Job kept; ``claim_annotations`` are the
+    claim's as read (``annotations``), so that serving_stack need not read the claim again."""
     storage = record["storage"]
     job = {"pvc": "present", "job": "kept", "job_reason": why}
     if storage.get("pv"):
@@ -132,4 +138,5 @@ def storage_result(record, held, why=SETTLED):
         "reused_files": held.get("files"),
         "reused": True,
         "job": job,
+        "claim_annotations": dict(annotations or {}),
     }

@@ -22,6 +22,7 @@ import tempfile
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan import safe_yaml
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import reference as oci_reference
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import mappings
 
 try:
     import yaml
@@ -47,25 +48,25 @@ class LockError(ValueError):
     """The lock file or a result cannot be used; the message names the file or the model."""
 
 
+# read_text's refusals in the lock file's words
+READ_MESSAGES = {
+    safe_yaml.UNREADABLE: "the lock file {path} {reason}",  # cannot be read (<why>)
+    safe_yaml.TOO_LARGE: "the lock file {path} is over {limit} bytes: is it a lock file?",
+    safe_yaml.NOT_UTF8: "the lock file {path} is {reason}",  # not UTF-8 text
+}
+
+
 def read(path):
     """``(text, document)`` of the lock file at ``path``, read once: ``(None, {})`` when there is no file, ``{}`` for
-    an empty one. Parsed by the collection's one YAML reader, under its size, alias and depth limits."""
-    if not os.path.exists(path):
-        return None, {}
+    an empty one. Read and parsed by the collection's one YAML reader, under its size, alias and depth limits."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(safe_yaml.MAX_BYTES + 1)
-    except (IOError, OSError) as exc:
-        raise LockError("the lock file %s cannot be read (%s)" % (path, exc.strerror or type(exc).__name__))
-    if len(data) > safe_yaml.MAX_BYTES:
-        raise LockError("the lock file %s is over %d bytes: is it a lock file?" % (path, safe_yaml.MAX_BYTES))
-    try:
-        text = data.decode("utf-8")
+        text = safe_yaml.read_text(path, missing_ok=True)
+        if text is None:
+            return None, {}
         document = safe_yaml.loads(text, path)
-    except UnicodeDecodeError:
-        raise LockError("the lock file %s is not UTF-8 text" % path)
     except safe_yaml.YamlFileError as exc:
-        raise LockError(str(exc))
+        raise LockError(READ_MESSAGES.get(exc.kind, "{error}").format(
+            path=path, reason=exc.reason, limit=safe_yaml.MAX_BYTES, error=exc))
     if document is None:
         document = {}
     if not isinstance(document, dict):
@@ -105,18 +106,6 @@ def model_entry(registry, result):
     }
 
 
-def combine(base, other):
-    """``base`` with ``other`` merged in as Ansible's ``combine(recursive=true)`` does: mappings merged key by key,
-    anything else (lists included) replaced. Neither argument is changed."""
-    merged = copy.deepcopy(base)
-    for key, value in other.items():
-        if isinstance(merged.get(key), dict) and isinstance(value, dict):
-            merged[key] = combine(merged[key], value)
-        else:
-            merged[key] = copy.deepcopy(value)
-    return merged
-
-
 def merge(document, results, registry, sections=None):
     """The lock document after a run: ``document`` (what the lock file held) with the results that carry a digest
     as the entries of their references under ``registry``, and ``sections`` (a bundle load's images and charts)
@@ -129,7 +118,7 @@ def merge(document, results, registry, sections=None):
         if result.get("digest"):
             key, entry = model_entry(registry, result)
             models[key] = entry
-    merged = combine(document, sections) if sections else copy.deepcopy(document)
+    merged = mappings.merged(document, sections)
     merged["lock_version"] = LOCK_VERSION
     merged["models"] = models
     return merged

@@ -58,6 +58,16 @@ def test_creates_only_this_nodes_directories_and_is_idempotent(tree):
     assert rc == 0 and "changed=0" in out, out
 
 
+@pytest.mark.parametrize("state", ["present", "absent"])
+def test_a_node_with_no_model_changes_nothing(tree, state):
+    tmp_path, models_dir, root = tree
+    models = {"embedder": [{"name": "B", "enabled": True, "modelSource": source("node-2")}], "generative": []}
+    os.makedirs(os.path.join(root, "b"))   # node-2's: not this node's to remove
+    rc, out = run(tmp_path, models_dir, root, models, hostpath_dirs_state=state)
+    assert rc == 0 and "changed=0" in out and "failed=0" in out, out
+    assert os.listdir(root) == ["b"]
+
+
 def test_check_mode_creates_nothing(tree):
     tmp_path, models_dir, root = tree
     rc, out = run(tmp_path, models_dir, root, models_for(root), "--check")

@@ -30,6 +30,9 @@ from ansible_collections.ai_platform.serving.tests.support.site import APPLY, OR
 # "<got> of <total> (<pct>%), <rate>/s, ETA <eta>, <finished> of <files> files"
 PROGRESS = re.compile(r"\((?P<pct>[0-9]+)%\), .*/s, ETA [^,]+, (?P<done>[0-9]+) of (?P<files>[0-9]+) files$")
 
+# model_storage's one task (model_storage_pull): its steps' order is tested in test_model_storage_pull_action.py
+PULL_TASK = "TASK [ai_platform.serving.model_storage : Check the user-owned claims and pull the Harbor artifacts]"
+
 
 def run_streamed(argv, env, timeout):
     """Run the play; return (rc, [(seconds since the epoch the line arrived, line)])."""
@@ -115,8 +118,8 @@ def test_two_concurrent_pulls_show_the_progress_of_both_while_the_wait_runs(mode
     assert rc == 0, output[-8000:]
     assert relay.held_together, "the two pulls' weights never waited at the relay together:\n" + output[-8000:]
 
-    # one wait task for both models
-    assert output.count("TASK [ai_platform.serving.model_storage : Wait for the pulls]") == 1, output[-8000:]
+    # one task (and one wait in it) for both models
+    assert output.count(PULL_TASK) == 1, output[-8000:]
     ends = dict((m.slug, pulled_at(kube, m)) for m in (first, second))
     first_end = min(end for end, _log in ends.values())
     shown = {}
@@ -196,7 +199,7 @@ def test_check_mode_with_two_models_waits_for_nothing_and_creates_nothing(model_
                          tmp_path)
     run = ansible_playbook(first.lab, APPLY, variables, tmp_path, check=True)
     assert run.rc == 0, str(run)
-    assert "TASK [ai_platform.serving.model_storage : Wait for the pulls]" in run.output
+    assert PULL_TASK in run.output
     assert set(run.results["results"]) == {first.slug, second.slug}, run.results
     for model, entry in zip((first, second), entries):
         assert run.results["results"][model.slug]["digest"] == entry["digest"]

@@ -20,6 +20,9 @@ from ansible_collections.ai_platform.serving.tests.support.site import APPLY
 
 REPO_ID = "sentence-transformers/all-MiniLM-L6-v2"
 
+# model_storage's one task (model_storage_pull): its steps' order is tested in test_model_storage_pull_action.py
+PULL_TASK = "TASK [ai_platform.serving.model_storage : Check the user-owned claims and pull the Harbor artifacts]"
+
 
 def load_offline(hub):
     """snapshot_download + a file read with HF_HUB_OFFLINE=1 in a fresh interpreter, as a server would."""
@@ -36,8 +39,10 @@ def test_hostpath_pull_loads_offline_and_rerun_changes_nothing(model_factory, mi
     entry = publish(model.lab, model.tmp, minilm_hub, model.repository)
     run = model.apply()
     assert run.rc == 0, str(run)
-    assert run.changed >= 3, str(run)
+    # one task (model_storage_pull) creates the namespace, its policy, the claim, PV and Job, and records the claim
+    assert run.changed == 1 and "changed: [localhost]" in run.output, str(run)
     result = run.results["results"][model.slug]
+    assert result["job"]["job"] == "created" and result["job"]["pvc"] == "created", result
     assert result["digest"] == entry["digest"]
     assert result["size"] == entry["size"]
     assert result["metadata"]["architectures"] == ["BertModel"]
@@ -170,7 +175,7 @@ def test_check_mode_creates_nothing(model_factory, minilm_hub, kube):
 
 
 def test_many_models_start_all_jobs_before_waiting(model_factory, minilm_hub, kube, tmp_path):
-    """Two models in one run: both Jobs exist before the first wait starts (the role's task order)."""
+    """Two models in one run: both Jobs exist before the first wait starts (model_storage_pull's step order)."""
     first = model_factory()
     second = model_factory()
     publish(first.lab, first.tmp, minilm_hub, first.repository)
@@ -183,8 +188,12 @@ def test_many_models_start_all_jobs_before_waiting(model_factory, minilm_hub, ku
     run = ansible_playbook(first.lab, APPLY, both, tmp_path)
     assert run.rc == 0, str(run)
     out = run.output
-    assert out.index("TASK [ai_platform.serving.model_storage : Wait for the pulls]") > out.index(
-        "TASK [ai_platform.serving.model_storage : Create the claims, PVs and pull Jobs]")
+    # one task creates both Jobs, then waits for both (the step order: test_model_storage_pull_action.py)
+    assert out.count(PULL_TASK) == 1, out[-8000:]
+    # the wait ends on the pull pod's own record; the Job controller writes completionTime a moment later
+    kube.wait_for("both Jobs to record their completion", lambda: all(
+        (kube.existing("job", m.job, m.namespace).get("status") or {}).get("completionTime") for m in (first, second)),
+        60)
     jobs = [kube.get("job", m.job, m.namespace) for m in (first, second)]
     starts = sorted(j["status"]["startTime"] for j in jobs)
     completions = sorted(j["status"]["completionTime"] for j in jobs)

@@ -158,16 +158,18 @@ def test_gateway_pod_placement_is_in_the_configmap_istio_reads(deployed):
     assert GPU_TOLERATION in decode["tolerations"]
 
 
-# The one module both roles call; the second call of a run (serving_stack's) finds what the first made.
-NAMESPACES_TASKS = ["ai_platform.serving.%s : Create the model namespaces and their harbor-creds" % role
-                    for role in ("model_storage", "serving_stack")]
+# The one module both roles call (model_storage's call is a step of its one task, model_storage_pull); the second call
+# of a run (serving_stack's) finds what the first made.
+NAMESPACES_TASKS = ["ai_platform.serving.model_storage : Check the user-owned claims and pull the Harbor artifacts",
+                    "ai_platform.serving.serving_stack : Create the model namespaces and their harbor-creds"]
 
 
 def statuses(output, task):
     """The status (ok, changed, skipping, fatal, ...) of each run of ``task`` in a playbook's output."""
     found = []
     for part in output.split("TASK [%s]" % task)[1:]:
-        status = [line for line in part.splitlines()[1:] if line.strip()][:1]
+        # the first status line; indented lines before it are what the task printed while it ran (pull progress)
+        status = [line for line in part.splitlines()[1:] if line.strip() and not line.startswith(" ")][:1]
         found.append(status[0].split(":", 1)[0] if status else "none")
     return found
 
@@ -175,8 +177,8 @@ def statuses(output, task):
 def test_check_mode_then_a_rerun_change_nothing(deployed):
     stack, run = deployed
     assert run.rc == 0, str(run)
-    # each role calls model_namespace once (model_storage for the Harbor model, serving_stack for both: it
-    # creates the generative model's namespace, which has no Harbor source); the re-runs write nothing
+    # each role calls model_namespace once (model_storage for the Harbor model, in its pull task; serving_stack for
+    # both: it creates the generative model's namespace, which has no Harbor source); the re-runs write nothing
     assert [statuses(run.output, task) for task in NAMESPACES_TASKS] == [["changed"], ["changed"]], str(run)
     check = stack.site(check=True)
     assert check.rc == 0 and check.changed == 0, str(check)

@@ -9,10 +9,15 @@ __metaclass__ = type
 
 import os
 
+import json
+
 import pytest
 import yaml
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.k8s import runner as cluster
+from kubernetes.client.rest import ApiException
+from kubernetes.dynamic.exceptions import ForbiddenError
+
 from ansible_collections.ai_platform.serving.plugins.modules import model_pull_wait
 from ansible_collections.ai_platform.serving.tests.support.module_main import run_main
 
@@ -61,6 +66,13 @@ class Client(object):
 
     def resource(self, kind, api_version):
         return kind
+
+
+class PatchRefused(Client):
+    """The API server refuses the claim patch (a webhook, RBAC, the claim gone)."""
+
+    def patch(self, resource, body, name=None, namespace=None, content_type=None):
+        raise ForbiddenError(ApiException(status=403, reason="Forbidden"))
 
 
 class ReadsRefused(Client):
@@ -170,3 +182,14 @@ def test_check_mode_reads_nothing_and_names_every_job(capsys, cases):
 def test_the_jobs_are_named_one_way_or_the_other(capsys, cases, args, text):
     out = run(capsys, **args)
     assert out["failed"] and text in out["msg"], out
+
+
+@pytest.mark.parametrize("client", [PatchRefused()])
+def test_a_claim_record_the_api_refuses_fails_that_pull_naming_the_claim_and_the_fix(capsys, cases, client):
+    cases.update({"llm-d-a": "complete", "llm-d-b": "complete"})
+    out = run(capsys, jobs=[dict(job("a"), claim_annotations={}), dict(job("b"), claim_annotations={})],
+              record_claims=True, timeout=5)
+    assert out["failed"] and out["msg"].startswith("2 of 2 pulls failed:"), out
+    assert "what the claim a-model holds could not be recorded on it" in out["msg"] and "re-run the play" in out["msg"]
+    assert [p["state"] for p in out["pulls"]] == ["complete", "complete"]  # the pulls themselves are done
+    assert "Traceback" not in json.dumps(out)

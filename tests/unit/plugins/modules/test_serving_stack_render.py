@@ -5,8 +5,8 @@
 
 The stand-in helm (not the real one: tests/integration/render runs the real helm and charts) prints, for the
 modelservice release, a decode Deployment built from the values' decode.containers, and fails with an
-``Error:`` line when the values ask it to, or prints the values' ``raw`` text as the manifests; it records every
-argv it was given.
+``Error:`` line when the values ask it to, or prints the values' ``raw`` text as the manifests; it answers
+``version --short`` as a Helm 3.19 and records every argv it was given.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -21,7 +21,9 @@ import time
 import pytest
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import helm_compat, render, state
 from ansible_collections.ai_platform.serving.plugins.modules import serving_stack_render
+from ansible_collections.ai_platform.serving.tests.support import ROOT
 from ansible_collections.ai_platform.serving.tests.support.plan_cases import alias_bomb
 from ansible_collections.ai_platform.serving.tests.support.module_main import run_main
 
@@ -30,6 +32,9 @@ import json, sys
 argv = sys.argv[1:]
 with open(%r, "a") as log:
     log.write(json.dumps(argv) + "\n")
+if argv[:2] == ["version", "--short"]:  # the probe (Helm 3: no plugin path asked)
+    print("v3.19.5+gstandin")
+    sys.exit(0)
 values = json.load(open(argv[argv.index("--values") + 1]))
 if values.get("fail"):
     sys.stderr.write("Pulled: x\nError: template: chart/templates/x.yaml:3: %%s\n" %% values["fail"])
@@ -73,8 +78,8 @@ def specs(decode_security=None, fail=None):
     return {"q": {"values": {"infra": {}, "gaie": {}, "modelservice": ms}}}
 
 
-def run(capsys, helm, **args):
-    args = dict(dict(records=[RECORD], charts=CHARTS, helm_binary=helm[0], cluster_checks=False, chart_dir="/charts",
+def run(capsys, standin, **args):
+    args = dict(dict(records=[RECORD], charts=CHARTS, helm_binary=standin[0], cluster_checks=False, chart_dir="/charts",
                      pod_security={"enforce": "baseline"}, kube_version="1.33.13"), **args)
     return run_main(serving_stack_render.main, capsys, args, check_mode=True)
 
@@ -199,9 +204,9 @@ class FakeClient(object):
         return {"metadata": {"name": name}}
 
 
-def cluster_params(helm, specs_, **extra):
+def cluster_params(standin, specs_, **extra):
     params = dict((key, spec.get("default")) for key, spec in serving_stack_render.argspec().items())
-    params.update(records=[RECORD], charts=CHARTS, helm_binary=helm[0], chart_dir="/charts", specs=specs_,
+    params.update(records=[RECORD], charts=CHARTS, helm_binary=standin[0], chart_dir="/charts", specs=specs_,
                   pod_security={"enforce": "baseline"}, kube_version="", workers=2, marks={})
     params.update(extra)
     return params
@@ -264,3 +269,94 @@ def test_the_chart_registry_tls_options_and_the_deprecated_chart_ca_file(capsys,
     result = run(capsys, helm, specs=specs(), registry_ca_file="/etc/pki/harbor-ca.crt")
     assert not result.get("failed"), result
     assert not any("--insecure-skip-tls-verify" in line for line in helm[1].read_text().splitlines()[3:])
+
+
+# issue 28: serving_stack_info's release items and Helm probe are all the render needs (no records, no charts, no probe)
+SCRIPT = os.path.join(ROOT, "roles", "serving_stack", "files", "gateway_placement.py")
+PLUGINS = os.path.join(ROOT, "roles", "serving_stack", "files", "helm4-plugins")
+HELM3 = helm_compat.handed(dict(helm=dict(version="v3.19.5+gstandin", major=3, list_args=helm_compat.list_all_args(3),
+                                          apply=helm_compat.apply_options(3)),
+                                post_renderer=helm_compat.post_renderer(3, SCRIPT, PLUGINS)))
+
+
+def info_items(specs_):
+    """The release items serving_stack_info returns (stack/state.py:release_items), every release of RECORD due."""
+    plan = {"deploy": dict((chart, ["q"]) for chart, _key in render.CHARTS),
+            "marks": dict((chart, {"global": {"aipsChartMark": chart}}) for chart, _key in render.CHARTS),
+            "digests": {"q": dict((name, "d-" + name) for name in RECORD["names"].values())}}
+    return state.release_items([RECORD], specs_, CHARTS, plan, [], helm_compat.apply_options(3), SCRIPT)
+
+
+def bare(items):
+    """The items as an older serving_stack_info returned them: neither plan_record nor chart fields."""
+    return [dict((k, v) for k, v in item.items() if k not in ("plan_record", "ref", "repo", "version")) for item in items]
+
+
+@pytest.fixture
+def no_probe(monkeypatch):
+    def probe(*_args, **_kwargs):
+        raise AssertionError("helm was probed although the module was given serving_stack_info's probe")
+    monkeypatch.setattr(serving_stack_render.helm_compat, "probe", probe)
+
+
+def argv_log(helm):
+    """The stand-in's argvs, each values file by its name (the scratch directory differs per run)."""
+    argvs = [json.loads(line) for line in helm[1].read_text().splitlines()]
+    return [[os.path.basename(arg) if index and argv[index - 1] == "--values" else arg
+             for index, arg in enumerate(argv)] for argv in argvs]
+
+
+@pytest.mark.parametrize("specs_, outcome", [
+    (specs(), "rendered"),
+    (specs({"capabilities": {"add": ["SYS_NICE"]}}), "problems"),    # its message names the values policy entry too
+    (specs(fail="decode.containers: image of container is required"), "failures"),
+], ids=["renders", "refused-pod", "render-failure"])
+def test_the_info_items_and_probe_render_as_records_charts_and_a_probe_do(capsys, helm, monkeypatch, specs_, outcome):
+    items = info_items(specs_)
+    assert all(item["plan_record"] == render.record_part(RECORD) for item in items)
+    common = dict(post_renderer=SCRIPT, post_renderer_plugins=PLUGINS, return_manifests=True)
+    before = run(capsys, helm, releases=bare(items), **common)           # records and charts; the probe runs
+    probed = argv_log(helm)
+    assert probed[0] == ["version", "--short"] and len(probed) == 4
+    helm[1].write_text("")
+    with monkeypatch.context() as patched:
+        patched.setattr(serving_stack_render.helm_compat, "probe", lambda *a, **k: pytest.fail("helm probed again"))
+        after = run(capsys, helm, releases=items, helm=HELM3, records=None, charts=None, **common)
+    # the oldest ansible-core of the support matrix returns the options given as ``invocation``: they differ here
+    assert dict(after, invocation=None) == dict(before, invocation=None)
+    handed = argv_log(helm)
+    assert sorted(handed) == sorted(probed[1:])                          # the same helm template calls, no probe
+    infra = [a for a in handed if a[1] == "infra-q"][0]
+    assert infra[infra.index("--post-renderer") + 1] == SCRIPT
+    assert before[outcome] and bool(before.get("failed")) is (outcome != "rendered")
+
+
+def test_a_probe_made_for_another_post_renderer_fails_before_any_render(capsys, helm, no_probe):
+    other = dict(HELM3, post_renderer=dict(arg="/elsewhere/gateway_placement.py", env={}))
+    result = run(capsys, helm, releases=info_items(specs()), helm=other, post_renderer=SCRIPT, records=None,
+                 charts=None)
+    assert result["failed"] is True
+    assert result["msg"].startswith("helm: the given helm probe was made for another post-renderer")
+    assert "leave helm out to probe" in result["msg"] and not helm[1].exists()
+
+
+def test_items_without_plan_record_still_need_records_and_charts(capsys, helm):
+    result = run(capsys, helm, releases=bare(info_items(specs())), records=None, charts=None)
+    assert result["failed"] is True and "not among the records" in result["msg"]
+    result = run(capsys, helm, specs=specs(), records=None, charts=None)
+    assert result["failed"] is True and result["msg"].startswith("give releases (serving_stack_info's render)")
+
+
+def test_with_a_cluster_the_info_items_carry_the_hostpath_node_the_gpu_check_reads(helm, no_probe):
+    node = {"metadata": {"name": "n1"}, "status": {"allocatable": {"nvidia.com/gpu": "1"}}}
+    module = FakeModule(cluster_params(helm, gpu_specs(2)))
+    with pytest.raises(Done):
+        serving_stack_render.execute_module(module, FakeClient([node]))
+    # FakeModule has no run_command: a probe could not run; the given one stands for it
+    handed = FakeModule(cluster_params(helm, None, records=None, charts=None, releases=info_items(gpu_specs(2)),
+                                       helm=HELM3, post_renderer=SCRIPT, post_renderer_plugins=PLUGINS))
+    with pytest.raises(Done):
+        serving_stack_render.execute_module(handed, FakeClient([node]))
+    assert not handed.result.get("failed"), handed.result
+    assert handed.result["warnings_found"] == module.result["warnings_found"] != []
+    assert handed.result["pods"]["q"]["modelservice"] == module.result["pods"]["q"]["modelservice"]

@@ -76,6 +76,20 @@ def test_the_claims_annotations_as_read_come_back_for_the_wait(record):
     assert sorted(objects) == ["claim_annotations", "job", "pv", "pvc"]
 
 
+def test_the_job_model_storage_state_built_is_created_as_given_and_not_built_again(record, monkeypatch):
+    client = FakeClient()
+    job = manifests.job_manifest(record, DIGEST, expected_size=7, concurrency=2)
+
+    def built_again(*args, **kwargs):
+        raise AssertionError("the Job was built again: %r %r" % (args, kwargs))
+    monkeypatch.setattr(manifests, "job_manifest", built_again)
+    changed, actions, objects = pull_k8s.apply_storage(client, record, DIGEST, job=job)
+    assert changed and actions["job"] == "created" and objects["job"] == job
+    assert client.objects[("Job", record["namespace"], record["storage"]["pull_job"])] == job
+    with pytest.raises(manifests.StorageError, match="the pull Job given pulls %s, not the artifact's sha256:b" % DIGEST):
+        pull_k8s.apply_storage(client, record, "sha256:" + "b" * 64, job=job)
+
+
 def test_new_digest_replaces_the_job_only(record):
     client = FakeClient()
     pull_k8s.apply_storage(client, record, DIGEST)

@@ -137,6 +137,18 @@ def test_the_lock_file_is_read_once_and_a_bad_one_is_a_problem(tmp_path, monkeyp
     result, _warnings = plan_result(params)
     assert reads == [str(lock)]
     assert not result.get("failed"), result
+    assert result["models"] == {} and result["lock_file"] == str(lock)  # no Harbor model in this plan
+    assert result["model_values"] == {}
     assert result["records"] == [] and result["chart_source"] == "aips_chart_mirrors"
     assert result["helm_charts"]["infra"]["ref"].endswith("@" + DIGEST)
     assert [r["digest"] for r in result["images"] if r["upstream"] == ip.ORAS_REPOSITORY] == [ORAS_DIGEST]
+
+
+def test_the_plan_hands_on_the_lock_entries_of_its_harbor_references():
+    lock = {"models": {"h/m/a:v1": {"digest": "sha256:" + "1" * 64, "size": 5}, "h/m/other:v1": {"digest": "x"},
+                       "h/m/bad:v1": "not an entry"}}
+    records = [{"storage": {"oci": {"reference": "h/m/a:v1"}}}, {"storage": {"oci": {"reference": "h/m/b:v1"}}},
+               {"storage": {"mode": "claim"}}, {"storage": {"oci": {"reference": "h/m/bad:v1"}}}]
+    assert artifacts.locked_models(lock, records, "/srv/models.lock.yml") == {
+        "models": {"h/m/a:v1": lock["models"]["h/m/a:v1"]}, "lock_file": "/srv/models.lock.yml"}
+    assert artifacts.locked_models({}, records, None) == {"models": {}, "lock_file": ""}

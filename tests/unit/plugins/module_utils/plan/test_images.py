@@ -177,6 +177,22 @@ def test_locked_images_pin_the_pull_jobs_oras_image():
     assert ip.locked_images(images, {}) == images
 
 
+def test_oras_image_reads_a_plan_built_already(monkeypatch):
+    """The model plan builds the image plan once and hands it in: oras_image reads it, builds none, and makes the
+    Harbor references with its own harbor (the model plan's, which is None where the artifacts' plan has "")."""
+    locked = ip.locked_images(images_yml()["aips_images"], {"ghcr.io/oras-project/oras:v1.3.1": {"digest": DIGEST}})
+    plan = ip.image_plan(locked, "")
+    cases = [(harbor, on_prem, version) for harbor in (HARBOR, None) for on_prem in (True, False)
+             for version in (None, "v1.3.2")]
+    expected = [ip.oras_image(locked, *case) for case in cases]
+    assert expected[0] == HARBOR + "/images-infra/oras-project/oras@" + DIGEST
+    monkeypatch.setattr(ip, "image_plan", lambda images, harbor: pytest.fail("the image plan was built again"))
+    assert [ip.oras_image(locked, *case, plan=plan) for case in cases] == expected
+    assert ip.oras_image([], HARBOR, False, plan=[]) == "ghcr.io/oras-project/oras:v1.3.1"
+    with pytest.raises(ValueError, match="carries no ghcr.io/oras-project/oras image"):
+        ip.oras_image(locked, HARBOR, True, plan=[])
+
+
 def test_a_docker_hub_alias_is_mirrored_as_docker_io():
     """Issue 26: the node mirror (registries.yaml) and the pins name Docker Hub as containerd does, docker.io."""
     from ansible_collections.ai_platform.serving.plugins.module_utils.plan import images as ip

@@ -123,6 +123,82 @@ def test_a_symlink_out_of_the_root_is_refused(tmp_path):
     assert safe_yaml.load_file(str(root / "link.yaml"), root=str(root)) == {"a": 1}
 
 
+def test_read_text_returns_the_text(tmp_path):
+    path = tmp_path / "values.yaml"
+    path.write_text("a: ü — 1\n", encoding="utf-8")
+    assert safe_yaml.read_text(str(path)) == "a: ü — 1\n"
+    path.write_text("")
+    assert safe_yaml.read_text(str(path)) == ""
+
+
+def test_read_text_gives_none_for_no_file_only_when_asked(tmp_path):
+    missing = tmp_path / "missing.yaml"
+    dangling = tmp_path / "dangling.yaml"
+    dangling.symlink_to(tmp_path / "gone.yaml")
+    for path in (missing, dangling):
+        assert safe_yaml.read_text(str(path), missing_ok=True) is None
+        with pytest.raises(safe_yaml.YamlFileError) as caught:
+            safe_yaml.read_text(str(path))
+        assert caught.value.kind == safe_yaml.UNREADABLE
+        assert caught.value.reason == "cannot be read (No such file or directory)"
+        assert str(caught.value) == ("%s: cannot be read (No such file or directory). Fix: check that the file "
+                                     "exists and is readable" % path)
+
+
+def _folder(path):
+    path.mkdir()
+
+
+def _large(path):
+    path.write_text("k: " + "x" * 20 + "\n")
+
+
+def _not_utf8(path):
+    path.write_bytes(b"a: \xff\xfe\n")
+
+
+@pytest.mark.parametrize("make, max_bytes, kind, reason", [
+    (_folder, safe_yaml.MAX_BYTES, safe_yaml.UNREADABLE, "cannot be read (Is a directory)"),
+    (_large, 16, safe_yaml.TOO_LARGE, "refused: 24 bytes, over the limit of 16 (Helm stores a release, its values "
+                                      "included, in one Secret of at most 1 MiB)"),
+    (_not_utf8, safe_yaml.MAX_BYTES, safe_yaml.NOT_UTF8, "not UTF-8 text"),
+], ids=["a folder", "over the size limit", "not UTF-8"])
+def test_read_text_refuses_with_the_check_that_failed(tmp_path, make, max_bytes, kind, reason):
+    path = tmp_path / "values.yaml"
+    make(path)
+    for read in (safe_yaml.read_text, safe_yaml.load_file):
+        with pytest.raises(safe_yaml.YamlFileError) as caught:
+            read(str(path), max_bytes=max_bytes)
+        assert (caught.value.kind, caught.value.reason) == (kind, reason)
+        assert str(caught.value).startswith("%s: %s. Fix: " % (path, reason))
+
+
+def test_read_text_stops_at_the_limit_when_the_size_does_not_show_it():
+    # a character device: its size is 0, its text endless
+    with pytest.raises(safe_yaml.YamlFileError) as caught:
+        safe_yaml.read_text("/dev/zero", max_bytes=16)
+    assert (caught.value.kind, caught.value.reason) == (safe_yaml.TOO_LARGE, "refused: over the limit of 16 bytes")
+
+
+def test_read_text_refuses_a_link_out_of_the_root(tmp_path):
+    root = tmp_path / "models"
+    root.mkdir()
+    (tmp_path / "secret.yaml").write_text("token: s3cr3t\n")
+    (root / "values.yaml").symlink_to(tmp_path / "secret.yaml")
+    with pytest.raises(safe_yaml.YamlFileError) as caught:
+        safe_yaml.read_text(str(root / "values.yaml"), root=str(root))
+    assert caught.value.kind == safe_yaml.OUTSIDE and "s3cr3t" not in str(caught.value)
+    assert safe_yaml.read_text(str(root / "values.yaml")) == "token: s3cr3t\n"  # no root: no such check
+
+
+def test_a_yaml_refusal_has_no_read_kind(tmp_path):
+    path = tmp_path / "values.yaml"
+    path.write_text("a: [\n")
+    with pytest.raises(safe_yaml.YamlFileError) as caught:
+        safe_yaml.load_file(str(path))
+    assert caught.value.kind is None and caught.value.reason.startswith("not valid YAML at line 2")
+
+
 def test_the_lock_file_readers_use_the_limits(tmp_path):
     lock = tmp_path / bundle.LOCK_NAME
     lock.write_text(alias_bomb())

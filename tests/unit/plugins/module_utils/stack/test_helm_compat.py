@@ -109,3 +109,33 @@ def test_probe_failures_say_which_call_and_why(answers, error, words):
     with pytest.raises(error) as raised:
         helm_compat.probe(FakeHelm(answers), SCRIPT, PLUGINS)
     assert words in str(raised.value)
+
+
+@pytest.mark.parametrize("answers", [
+    {"version --short": (0, "v3.19.5+gabc", "")},
+    {"version --short": (0, "v4.3.2", ""), "env HELM_PLUGINS": (0, "/other", "")},
+])
+def test_a_handed_probe_gives_the_post_renderer_form_the_probe_found(answers):
+    """serving_stack_info hands its probe on (RV helm); serving_stack_render takes the form from it, no helm call."""
+    facts = helm_compat.probe(FakeHelm(answers), SCRIPT, PLUGINS)
+    handed = helm_compat.handed(facts)
+    assert handed == dict(facts["helm"], post_renderer=facts["post_renderer"])
+    assert helm_compat.given_post_renderer(handed, SCRIPT, PLUGINS) == facts["post_renderer"]
+    assert helm_compat.given_post_renderer(handed, None, PLUGINS) is None
+    # without a script the probe holds no form, and handing it on adds none
+    assert "post_renderer" not in helm_compat.handed(helm_compat.probe(FakeHelm(answers)))
+
+
+@pytest.mark.parametrize("helm, words", [
+    (None, "major None"),
+    (dict(major=2, post_renderer=dict(arg=SCRIPT, env={})), "major 2"),
+    (dict(major=3), "no post_renderer form"),
+    (dict(major=3, post_renderer=dict(arg="/elsewhere/gateway_placement.py", env={})), "another post-renderer"),
+    (dict(major=4, post_renderer=dict(arg="aips-gateway-placement", env={"HELM_PLUGINS": "/other:" + PLUGINS})),
+     "another post-renderer"),
+    (dict(major=4, post_renderer=dict(arg=SCRIPT, env={"HELM_PLUGINS": PLUGINS})), "another post-renderer"),
+])
+def test_a_handed_probe_made_for_another_post_renderer_or_helm_is_refused(helm, words):
+    with pytest.raises(helm_compat.HelmVersionError) as raised:
+        helm_compat.given_post_renderer(helm, SCRIPT, PLUGINS)
+    assert words in str(raised.value)

@@ -255,3 +255,34 @@ def test_the_role_task_passes_every_option_from_its_role_variable():
         if option != "specs":
             assert value.split()[:2] == ["{{", "serving_stack_" + option], (option, value)
     assert task["register"] == "serving_stack__spec"
+
+
+def test_the_values_the_plan_read_are_taken_and_no_file_is_read_again(tmp_path):
+    """Issue 28: the values files are read once per run. The plan hands what it read (model_plan's model_values,
+    aips_plan_artifacts.model_values); the values step takes it for a record naming the same files."""
+    from ansible_collections.ai_platform.serving.plugins.module_utils.plan.task import planned_values
+    settings = case_settings(tmp_path, CASE)
+    parsed = {}
+    plan_records = plan.build_plan(settings, parsed=parsed)[0]
+    handed = planned_values(plan_records, parsed)
+    slug = plan_records[0]["slug"]
+    assert handed[slug]["files"] == plan_records[0]["values_files"]
+    assert handed[slug]["values"] == spec_task.read_values(plan_records[0], settings["models_dir"])[0]
+
+    def no_read(path, **_kwargs):
+        raise AssertionError("read %s again" % path)
+    given = params(plan_records, models_dir=settings["models_dir"], charts=CHARTS, model_values=handed,
+                   cloud_provider="cloud")
+    result, _warnings = spec_task.spec_result(given, read=no_read)
+    read_again, _warnings = spec_task.spec_result(dict(given, model_values={}))
+    assert not result.get("failed"), result
+    assert result == read_again and result["specs"][slug]
+    # another plan's values (other files), or none, are not taken: the files are read
+    other = copy.deepcopy(handed)
+    other[slug]["files"]["ms"] = "/elsewhere/ms-%s/values.yaml" % slug
+    for values in (other, {}, {slug: {"files": handed[slug]["files"], "values": "not values"}}):
+        assert spec_task.handed_values(plan_records[0], values) is None
+        with pytest.raises(AssertionError, match="read .* again"):
+            spec_task.spec_result(dict(given, model_values=values), read=no_read)
+    # what the plan handed is not changed by the values step
+    assert handed == planned_values(plan_records, parsed)

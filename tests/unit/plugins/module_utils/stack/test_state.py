@@ -39,6 +39,11 @@ def ordered(recs):
     return [recs[slug] for slug in sorted(recs)]
 
 
+def due(record, annotations, kept, dropped):
+    """The ``prune`` entry of ``record``: the record with the decision model_revisions takes instead of a claim read."""
+    return dict(record, prune={"annotations": annotations, "kept": kept, "dropped": dropped})
+
+
 def claim(record, annotations=None):
     return {"metadata": {"name": record["storage"]["pvc"], "namespace": record["namespace"],
                          "annotations": annotations or {}}}
@@ -292,7 +297,12 @@ def test_the_claims_that_keep_too_many_revisions_are_pruned_for_live_records_onl
     annotations[pull_marker.ANNOTATION_REVISIONS] = json.dumps(revisions)
     full = claim(rec, annotations)
     out = state.decide(ordered(recs), specs, CHARTS, read(recs, claims=[full]), keep=0)
-    assert out["prune"] == [rec]
+    # the entry carries the annotations of the claim it was decided on and the digests kept and dropped
+    assert out["prune"] == [due(rec, annotations, ["sha256:" + "3" * 64], [DIGEST_V1, DIGEST_V2])]
+    assert state.decide(ordered(recs), specs, CHARTS, read(recs, claims=[full]), keep=1)["prune"] == [
+        due(rec, annotations, ["sha256:" + "3" * 64, DIGEST_V1], [DIGEST_V2])]
+    out["prune"][0]["prune"]["annotations"]["x"] = "y"                    # a copy: the read claim is not changed
+    assert "x" not in full["metadata"]["annotations"] and "prune" not in rec
     assert state.decide(ordered(recs), specs, CHARTS, read(recs, claims=[full], namespaces=[]), keep=0)["prune"] == []
     assert state.decide(ordered(recs), specs, CHARTS, read(recs, claims=[full]), keep=5)["prune"] == []
 
@@ -301,3 +311,93 @@ def test_endpoints_need_every_records_stack_spec(recs, specs):
     with pytest.raises(ValueError, match="all-MiniLM-L6-v2-rke2 has no stack spec"):
         state.endpoints(ordered(recs), {})
     assert state.endpoints(ordered(recs), specs) == state.decide(ordered(recs), specs, CHARTS, read(recs))["endpoints"]
+
+
+# --- the claims model_storage's results carry (issue 28: the claims are read at most twice per run) ---------
+
+def three_revisions(record):
+    """The annotations of ``record``'s claim after a third pull: the served digest and three revisions kept."""
+    revisions = [{"digest": "sha256:" + str(n) * 64, "pulled_at": "2026-01-0%dT00:00:00Z" % n} for n in (1, 2, 3)]
+    annotations = dict(pulled(record, "sha256:" + "3" * 64)["metadata"]["annotations"])
+    annotations[pull_marker.ANNOTATION_REVISIONS] = json.dumps(revisions)
+    return annotations
+
+
+def harbor_gen(recs):
+    """The generation model pulled from Harbor as well (a second Harbor record with its own claim)."""
+    rec = recs[GEN]
+    return dict(rec, storage=dict(recs[EMB]["storage"], pvc="qwen3-0-6b-rke2-model"))
+
+
+def test_results_with_claim_annotations_stand_for_every_claim_and_nothing_is_read(recs, specs):
+    rec = recs[EMB]
+    annotations = three_revisions(rec)
+    results = {EMB: {"digest": "sha256:" + "3" * 64, "claim_annotations": annotations}}
+    assert state.claims_to_read(ordered(recs), results) == []
+    known = state.known_claims(ordered(recs), results)
+    assert known == [{"metadata": {"name": "all-minilm-l6-v2-rke2-model", "namespace": "llm-d-all-minilm-l6-v2-rke2",
+                                   "annotations": annotations}}]
+    known[0]["metadata"]["annotations"]["x"] = "y"                     # a copy: the result is not changed
+    assert "x" not in results[EMB]["claim_annotations"]
+    # the module read no claim (read claims=[]): the prune is decided on the result's annotations - three revisions
+    # kept beside none allowed but one is still one too many
+    out = state.decide(ordered(recs), specs, CHARTS, read(recs, claims=[]), results, keep=1)
+    assert out["prune"] == [due(rec, annotations, ["sha256:" + "3" * 64, "sha256:" + "1" * 64], ["sha256:" + "2" * 64])]
+    assert out["problems"] == []
+    ms = [i for i in out["releases"]["modelservice"] if i["slug"] == EMB][0]
+    assert ms["values"]["decode"]["podAnnotations"][sv.SERVED_DIGEST_ANNOTATION] == "sha256:" + "3" * 64
+    assert state.decide(ordered(recs), specs, CHARTS, read(recs, claims=[]), results, keep=2)["prune"] == []
+    # an empty dict is a known claim without annotations (nothing to prune, nothing to read)
+    bare = {EMB: {"digest": DIGEST_V1, "claim_annotations": {}}}
+    assert state.claims_to_read(ordered(recs), bare) == []
+    assert state.decide(ordered(recs), specs, CHARTS, read(recs), bare, keep=0)["prune"] == []
+
+
+def test_only_the_records_whose_result_carries_no_claim_annotations_are_read(recs, specs):
+    emb, gen = recs[EMB], harbor_gen(recs)
+    both = [gen, emb]
+    results = {EMB: {"digest": "sha256:" + "3" * 64, "claim_annotations": {sv.PULLED_DIGEST_ANNOTATION: DIGEST_V1}}}
+    assert state.claims_to_read(both, results) == [gen]
+    assert [c["metadata"]["name"] for c in state.known_claims(both, results)] == [emb["storage"]["pvc"]]
+    # the module's one list by label also returns the covered claim as it stood before: the result's annotations
+    # win (they are the state after this play's pull), the read one stands for the other record
+    listed = [claim(emb, three_revisions(emb)), claim(gen, three_revisions(gen))]
+    used = state.claims_in_use(both, listed, results)
+    assert live_state.claims_by_key(used) == {
+        "%s/%s" % (emb["namespace"], emb["storage"]["pvc"]): state.known_claims(both, results)[0],
+        "%s/%s" % (gen["namespace"], gen["storage"]["pvc"]): listed[1]}
+    out = state.decide(both, specs, CHARTS, read(recs, claims=listed), results, keep=1)
+    assert out["prune"] == [due(gen, three_revisions(gen), ["sha256:" + "3" * 64, "sha256:" + "1" * 64],
+                                ["sha256:" + "2" * 64])]
+    # the record without a result is still checked on its read claim; without one it fails as before
+    assert out["problems"] == []
+    unread = state.decide(both, specs, CHARTS, read(recs, claims=[]), results, keep=1)
+    assert unread["prune"] == [] and len(unread["problems"]) == 1
+    assert unread["problems"][0].startswith("Qwen3-0.6B-rke2: its claim holds no verified pull")
+
+
+@pytest.mark.parametrize("result", [{"digest": DIGEST_V1}, {"digest": DIGEST_V1, "claim_annotations": None},
+                                    {"digest": DIGEST_V1, "claim_annotations": "not a dict"}, "not a result"])
+def test_results_without_claim_annotations_read_every_claim_as_before(recs, specs, result):
+    """An older caller or check mode: no claim_annotations, the claims are read and decide uses only them."""
+    rec = recs[EMB]
+    results = {EMB: result}
+    assert state.claims_to_read(ordered(recs), results) == state.harbor_records(ordered(recs)) == [rec]
+    assert state.known_claims(ordered(recs), results) == []
+    full = claim(rec, three_revisions(rec))
+    assert state.claims_in_use(ordered(recs), [full], results) == [full]
+    assert [r["slug"] for r in state.decide(ordered(recs), specs, CHARTS, read(recs, claims=[full]), results,
+                                            keep=1)["prune"]] == [EMB]
+    assert state.decide(ordered(recs), specs, CHARTS, read(recs, claims=[]), results, keep=1)["prune"] == []
+
+
+@pytest.mark.parametrize("unknown", [None, "not a dict", ["a list"]])
+def test_claim_annotations_that_are_no_dict_decide_as_a_result_without_them(recs, specs, unknown):
+    rec = recs[EMB]
+    full = claim(rec, three_revisions(rec))
+    cluster = read(recs, claims=[full])
+    without = state.decide(ordered(recs), specs, CHARTS, cluster, {EMB: {"digest": DIGEST_V2}}, keep=1)
+    assert without["prune"] == [due(rec, full["metadata"]["annotations"], ["sha256:" + "3" * 64, "sha256:" + "1" * 64],
+                                    ["sha256:" + "2" * 64])]
+    assert state.decide(ordered(recs), specs, CHARTS, cluster,
+                        {EMB: {"digest": DIGEST_V2, "claim_annotations": unknown}}, keep=1) == without

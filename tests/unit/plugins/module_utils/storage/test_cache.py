@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, ai_platform.serving contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Model cache directories: the allowed-root rules, PV references, orphans, and creation and removal on a real tmp tree."""
+"""Model cache directories: the allowed-root rules, PV references, orphans, creation and removal on a real tmp tree,
+and the selection of a node's directories from the plan (fixtures/hostpath_plan.yml)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -11,9 +12,13 @@ import os
 import stat
 
 import pytest
+import yaml
+from ansible.errors import AnsibleFilterError
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.testing import patch_module_args
 
+from ansible_collections.ai_platform.serving.plugins.filter import plan as plan_filters
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.select import PlanRecordsError
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import cache as mc
 
 ROOT = "/var/lib/hostpath/models"
@@ -329,3 +334,74 @@ def test_missing_parts_stop_at_the_root(tmp_path):
     assert mc.missing_parts(str(root / "a" / "b" / "c"), str(root)) == [str(root / "a" / "b"), str(root / "a" / "b" / "c")]
     assert mc.missing_parts(str(root / "a"), str(root)) == []
     assert mc.missing_parts(str(tmp_path / "new" / "x"), str(tmp_path / "new")) == [str(tmp_path / "new" / "x")]
+
+
+# From the plan (records): this node's directories, the plan check, the allowed root.
+
+def plan_fixture():
+    with open(os.path.join(os.path.dirname(__file__), "fixtures", "hostpath_plan.yml")) as handle:
+        return yaml.safe_load(handle)
+
+
+@pytest.mark.parametrize("node, wanted", [
+    ("gpu-node-1", [(ROOT + "/qwen3-0-6b-rke2", "qwen3-0-6b-rke2-model"),
+                    (ROOT + "/big/qwen3-8b", "qwen3-8b-rke2-model")]),
+    ("cpu-node-1", [(ROOT + "/all-minilm-l6-v2-rke2", "all-minilm-l6-v2-rke2-model")]),
+    ("cpu-node-2", []),
+])
+def test_node_dirs_keeps_this_nodes_hostpath_records_in_plan_order(node, wanted):
+    assert mc.node_dirs(plan_fixture(), node) == wanted
+
+
+def test_node_dirs_skips_records_without_a_node_even_for_an_empty_node_name():
+    # the dynamic claim and the cloud record have hostpath_node null: no node name selects them
+    assert mc.node_dirs(plan_fixture(), None) == [] and mc.node_dirs(plan_fixture(), "") == []
+    assert mc.node_dirs([], "gpu-node-1") == []
+
+
+def test_node_dirs_keeps_a_shared_directory_once_with_its_first_claim():
+    plan = plan_fixture()
+    plan[2]["storage"]["hostpath_dir"] = plan[0]["storage"]["hostpath_dir"] + "/"
+    assert mc.node_dirs(plan, "gpu-node-1") == [(ROOT + "/qwen3-0-6b-rke2", "qwen3-0-6b-rke2-model")]
+
+
+@pytest.mark.parametrize("plan, message", [
+    (None, "hostpath_dirs: no model plan was built (hostpath_dirs_plan is unset and so is aips_plan): run the role "
+           "after the plan, as playbooks/site.yml does"),
+    ({"slug": "a"}, "hostpath_dirs_plan must be the list of ai_platform.serving.model_plan records; got {'slug': 'a'}"),
+    ("qwen3", "hostpath_dirs_plan must be the list of ai_platform.serving.model_plan records; got 'qwen3'"),
+    ([{"slug": "a", "names": {}}], "hostpath_dirs_plan[0] is not an ai_platform.serving.model_plan record (it "
+                                   "needs slug, names and storage)"),
+    (["a"], "hostpath_dirs_plan[0] is not an ai_platform.serving.model_plan record"),
+])
+def test_node_dirs_fails_as_the_plan_records_filter_does(plan, message):
+    with pytest.raises(PlanRecordsError) as caught:
+        mc.node_dirs(plan, "gpu-node-1")
+    assert str(caught.value).startswith(message)
+    with pytest.raises(AnsibleFilterError) as filtered:
+        plan_filters.plan_records(plan, [], "hostpath_dirs")
+    assert str(filtered.value) == str(caught.value)
+
+
+@pytest.mark.parametrize("path, below", [
+    (ROOT + "/a", True), (ROOT + "/a/b", True), (ROOT + "/a/", True),
+    (ROOT, False), (ROOT + "/", False), (ROOT + "//a", False), (ROOT + "-other/a", False),
+    ("/var/lib/hostpath", False), ("/etc/a", False), (None, False), ("", False),
+])
+def test_below_root_is_strictly_below(path, below):
+    assert mc.below_root(path, ROOT) is below
+    assert mc.below_root(path, ROOT + "/") is below
+
+
+def test_outside_root_names_claim_dir_root_and_fix_per_directory():
+    plan = plan_fixture()
+    plan[0]["storage"]["hostpath_dir"] = "/srv/models/qwen3"
+    plan[2]["storage"]["hostpath_dir"] = ROOT
+    wanted = mc.node_dirs(plan, "gpu-node-1")
+    assert mc.outside_root(wanted, ROOT + "/") == [
+        "qwen3-0-6b-rke2-model: hostpathDir /srv/models/qwen3 is not below hostpath_dirs_allowed_root %s; move the "
+        "directory under it or widen hostpath_dirs_allowed_root." % ROOT,
+        "qwen3-8b-rke2-model: hostpathDir %s is not below hostpath_dirs_allowed_root %s; move the directory under "
+        "it or widen hostpath_dirs_allowed_root." % (ROOT, ROOT),
+    ]
+    assert mc.outside_root(mc.node_dirs(plan_fixture(), "gpu-node-1"), ROOT) == []

@@ -141,3 +141,14 @@ def test_clear_job_is_named_by_the_plan(records):
     assert job["metadata"]["labels"] == job["spec"]["template"]["metadata"]["labels"] == {
         "app.kubernetes.io/managed-by": "ai_platform.serving", "app.kubernetes.io/component": "model-cache",
         "ai-platform.serving/slug": "all-minilm-l6-v2-rke2"}
+
+
+def test_a_job_is_placed_on_the_claims_holder_without_a_second_build(records):
+    record = records["on_prem"]
+    job = manifests.job_manifest(record, DIGEST)
+    placed = manifests.placed(job, "gpu-node-2")
+    assert placed["spec"]["template"]["spec"]["affinity"] == manifests.holder_affinity("gpu-node-2")
+    assert placed["metadata"] == job["metadata"]  # the spec hash is the unplaced one
+    assert "gpu-node-2" not in repr(job)  # a copy
+    assert manifests.placed(job, None) == job
+    assert manifests.job_manifest(record, DIGEST, holder_node="gpu-node-2") == placed

@@ -96,19 +96,18 @@ def test_the_off_switch_gives_no_policy_and_derives_nothing():
     assert np.job_network_policies([record(), record("harbor.example.com")], enabled=False) == []
 
 
-def test_the_role_gives_its_switch_and_peers_to_model_storage_state():
-    """roles/model_storage/tasks/harbor.yml: the policies are derived and read by model_storage_state (one call), from
-    the role's own variables, and the apply takes only those the module found missing or different."""
+def test_the_role_gives_its_switch_and_peers_to_model_storage_pull():
+    """roles/model_storage/tasks/main.yml: the policies are derived and read by model_storage_state inside the one
+    model_storage_pull task, from the role's own variables; the action applies only those the state found missing or
+    different (module_utils/storage/pull_task.py:policies_due, tested in test_pull_task.py)."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), *[".."] * 5, "roles", "model_storage", "tasks",
-                        "harbor.yml")
+                        "main.yml")
     with open(path) as handle:
         tasks = yaml.safe_load(handle)
-    state = [t["ai_platform.serving.model_storage_state"] for t in tasks if "ai_platform.serving.model_storage_state" in t]
-    assert len(state) == 1
-    assert state[0]["network_policy"] == "{{ model_storage_job_network_policy | bool }}"
-    assert state[0]["network_policy_dns"] == "{{ model_storage_job_network_policy_dns }}"
-    assert state[0]["network_policy_registry"] == "{{ model_storage_job_network_policy_registry }}"
-    assert state[0]["cluster_domain"] == "{{ model_storage_cluster_domain }}"
-    apply = [t for t in tasks if t.get("name", "").startswith("Apply the NetworkPolicies")]
-    assert len(apply) == 1
-    assert "model_storage__state.network_policies" in apply[0]["vars"]["model_storage__live_policies"]
+    pull = [t["ai_platform.serving.model_storage_pull"] for t in tasks if "ai_platform.serving.model_storage_pull" in t]
+    assert len(pull) == 1
+    assert pull[0]["network_policy"] == "{{ model_storage_job_network_policy | bool }}"
+    assert pull[0]["network_policy_dns"] == "{{ model_storage_job_network_policy_dns }}"
+    assert pull[0]["network_policy_registry"] == "{{ model_storage_job_network_policy_registry }}"
+    assert pull[0]["cluster_domain"] == "{{ model_storage_cluster_domain }}"
+    assert not [t for t in tasks if "kubernetes.core.k8s" in t]  # no second apply in the role

@@ -72,11 +72,15 @@ def test_result_of_a_settled_model_comes_from_the_claim(record, live_fx):
 
 def test_storage_result_of_a_settled_model_has_the_shape_of_a_pulled_one(record, live_fx):
     """The role publishes model_storage_results of settled models from this alone (one step for all models)."""
-    held = settled.settled_result(_live(record, live_fx)["pvc"])
-    entry = settled.storage_result(record, held)
+    pvc = _live(record, live_fx)["pvc"]
+    held = settled.settled_result(pvc)
+    entry = settled.storage_result(record, held, settled.SETTLED, settled.claim_annotations(pvc))
     assert sorted(entry) == sorted(["pvc", "namespace", "reference", "digest", "size", "files", "metadata",
                                     "pull_duration", "pull_seconds", "verify_seconds", "fetched_bytes",
-                                    "fetched_files", "reused_files", "reused", "job"])
+                                    "fetched_files", "reused_files", "reused", "job", "claim_annotations"])
+    # the claim's annotations as read, so that serving_stack need not read the claim again
+    assert entry["claim_annotations"] == pvc["metadata"]["annotations"]
+    assert entry["claim_annotations"] is not pvc["metadata"]["annotations"]
     assert (entry["fetched_bytes"], entry["fetched_files"], entry["reused_files"]) == (0, 0, 13)
     assert (entry["pvc"], entry["namespace"]) == (record["storage"]["pvc"], record["namespace"])
     assert entry["reference"] == record["storage"]["oci"]["reference"]
@@ -85,6 +89,7 @@ def test_storage_result_of_a_settled_model_has_the_shape_of_a_pulled_one(record,
     assert entry["job"] == {"pvc": "present", "pv": "present", "job": "kept", "job_reason": settled.SETTLED}
     cloud = _load("records.yml")["cloud"]
     assert "pv" not in settled.storage_result(cloud, held, "why")["job"]
+    assert settled.storage_result(cloud, held, "why")["claim_annotations"] == {}
 
 
 def test_missing_objects_need_the_pull_path(record, live_fx):
@@ -166,3 +171,21 @@ def test_lock_entry(live_fx):
     assert artifacts.lock_entry({}, "models.lock.yml", reference) is None
     with pytest.raises(artifacts.LockError, match="the reference pins " + OTHER):
         artifacts.lock_entry(live_fx["lock"], "models.lock.yml", reference, OTHER)
+
+
+def test_the_resolver_takes_the_lock_entries_the_plan_read_and_reads_no_file(live_fx, tmp_path, monkeypatch):
+    """model_storage_state with ``locked`` (aips_plan_artifacts.models): the lock file is not read again."""
+    reference = sorted(live_fx["lock"]["models"])[0]
+
+    def read_again(path):
+        raise AssertionError("read " + path)
+    monkeypatch.setattr(artifacts, "read_lock", read_again)
+    absent = str(tmp_path / "models.lock.yml")  # not even there: nothing reads it
+    resolver = artifacts.Resolver(lock_file=absent, require_lock=True, locked=live_fx["lock"]["models"])
+    resolved = resolver.resolve(reference)
+    assert dict((k, resolved[k]) for k in resolved if k != "pinned_reference") == artifacts.lock_entry(
+        live_fx["lock"], absent, reference)
+    with pytest.raises(artifacts.distribution.ArtifactError, match="is not pinned: the lock file %s" % absent):
+        resolver.resolve(reference.rsplit(":", 1)[0] + ":not-locked")
+    # without a lock file the entries are not used
+    assert artifacts.Resolver(locked=live_fx["lock"]["models"]).lock == {}

@@ -98,12 +98,6 @@ def test_sections_merge_recursively_and_cannot_replace_the_models(inputs):
     assert merged["models"] == before["models"] and merged["lock_version"] == 1
 
 
-def test_combine_replaces_lists_and_scalars():
-    base = {"a": {"b": [1, 2], "c": 1}, "d": 1}
-    assert lock.combine(base, {"a": {"b": [3]}, "d": {"e": 1}}) == {"a": {"b": [3], "c": 1}, "d": {"e": 1}}
-    assert base == {"a": {"b": [1, 2], "c": 1}, "d": 1}
-
-
 @pytest.mark.parametrize("bad, message", [
     ({k: v for k, v in result().items() if k not in ("size", "file_count")}, "lacks size, file_count"),
     (result(digest="sha256 short"), "not a manifest digest"),
@@ -155,3 +149,23 @@ def test_write_follows_a_symlink(tmp_path):
 def test_write_into_a_missing_folder_fails_naming_it(tmp_path):
     with pytest.raises(lock.LockError, match="cannot write the lock file .*missing"):
         lock.write(str(tmp_path / "missing" / "models.lock.yml"), "x\n")
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda path: path.mkdir(), "cannot be read (Is a directory)"),
+    (lambda path: path.write_text("k: " + "x" * lock.safe_yaml.MAX_BYTES + "\n"),
+     "is over 1048576 bytes: is it a lock file?"),
+    (lambda path: path.write_bytes(b"models: {}\nnote: \xff\xfe\n"), "is not UTF-8 text"),
+], ids=["a folder", "over the size limit", "not UTF-8"])
+def test_a_lock_file_that_cannot_be_read_fails_naming_it(tmp_path, make, message):
+    path = tmp_path / "models.lock.yml"
+    make(path)
+    with pytest.raises(lock.LockError) as caught:
+        lock.read(str(path))
+    assert str(caught.value) == "the lock file %s %s" % (path, message)
+
+
+def test_a_dangling_lock_file_link_reads_as_no_file(tmp_path):
+    path = tmp_path / "models.lock.yml"
+    path.symlink_to(tmp_path / "gone.yml")
+    assert lock.read(str(path)) == (None, {})

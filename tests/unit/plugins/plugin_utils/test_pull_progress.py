@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, ai_platform.serving contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The progress the model_pull_wait action prints while the module waits."""
+"""plugin_utils/pull_progress.py: the progress the model_pull_wait and model_storage_pull actions print while the pulls run."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -9,7 +9,7 @@ __metaclass__ = type
 
 import threading
 
-from ansible_collections.ai_platform.serving.plugins.action import model_pull_wait as action
+from ansible_collections.ai_platform.serving.plugins.plugin_utils import pull_progress as action
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_wait
 
 LOG = """model-pull: pulling h/ai-models/m@sha256:aa (9 files, 1073741824 bytes; 5368709120 bytes free)
