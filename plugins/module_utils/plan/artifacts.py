@@ -28,8 +28,8 @@ import os
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan import images as image_plan
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan import safe_yaml
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan.checks import CLUSTER, Problem, setting_field
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import stacks
 
-STACK_KEYS = ("infra", "gaie", "modelservice")
 LOCK_FIX = ("run playbooks/load.yml (it writes the lock file, aips_load_lock_file) or point aips_lock_file at the "
             "lock file it wrote")
 
@@ -92,7 +92,7 @@ def _stack_charts(settings, problems):
 
 
 def _unset_keys(charts):
-    return [key for key in STACK_KEYS if not isinstance(charts.get(key), dict) or not charts[key].get("ref")]
+    return [key for key in stacks.chart_keys() if not isinstance(charts.get(key), dict) or not charts[key].get("ref")]
 
 
 def plan_artifacts(settings, lock, serving, image_records=None):

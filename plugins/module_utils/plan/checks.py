@@ -23,7 +23,7 @@ from ansible_collections.ai_platform.serving.plugins.module_utils import naming
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan.schema import (
     CATEGORIES, PROVIDERS, STORAGE_CLAIM, STORAGE_HARBOR)
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import reference
-from ansible_collections.ai_platform.serving.plugins.module_utils.stack import offline, values_policy
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import offline, stacks, values_policy
 
 ON_PREM_REQUIRED = ("kubeconfig", "harbor_hostname", "harbor_user", "harbor_token")
 TOLERATION_OPERATORS = ("Equal", "Exists")
@@ -377,7 +377,7 @@ def _check_claims(records, problems):
 
 
 # name keys that share one kind's namespace-wide name space: Helm releases, Services
-_NAME_GROUPS = (("Helm release", ("infra_release", "gaie_release", "ms_release")),
+_NAME_GROUPS = (("Helm release", stacks.release_keys()),
                 ("Service", ("epp_service", "gateway_service", "embeddings_service")))
 
 

@@ -16,7 +16,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-RELEASE_KEYS = ("infra_release", "gaie_release", "ms_release")
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import stacks
+
 PENDING = ("pending-install", "pending-upgrade", "pending-rollback")
 
 
@@ -28,10 +29,8 @@ def repairs(helm_list, records, timeout="5m0s"):
     """
     wanted = set()
     for record in records or []:
-        names = record.get("names") or {}
-        for key in RELEASE_KEYS:
-            if names.get(key):
-                wanted.add((record.get("namespace"), names[key]))
+        for name in stacks.release_names(record):
+            wanted.add((record.get("namespace"), name))
     found = []
     for release in helm_list or []:
         key = (release.get("namespace"), release.get("name"))

@@ -29,9 +29,8 @@ import hashlib
 import json
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import stacks
 
-# chart key of aips_charts / serving_stack_charts -> the plan's name key of its release
-CHARTS = (("infra", "infra_release"), ("gaie", "gaie_release"), ("modelservice", "ms_release"))
 CHART_FIELDS = ("ref", "repo", "version")
 # the values key of the chart mark (under ``global``, which every chart's schema leaves free-form)
 MARK_KEY = "aipsChartMark"
@@ -85,13 +84,13 @@ def release_plan(records, specs, charts, helm_list, configmaps, extras=None):
     extras = extras or {}
     live = releases(helm_list)
     done = recorded(configmaps)
-    plan = {"deploy": dict((chart, []) for chart, _key in CHARTS), "unchanged": [], "digests": {},
+    plan = {"deploy": dict((chart, []) for chart in stacks.chart_keys()), "unchanged": [], "digests": {},
             "marks": dict((chart, {"global": {MARK_KEY: chart_mark((charts or {}).get(chart), extras.get(chart))}})
-                          for chart, _key in CHARTS)}
+                          for chart in stacks.chart_keys())}
     for record in records or []:
         slug, namespace = record["slug"], record["namespace"]
         plan["digests"][slug] = {}
-        for chart, key in CHARTS:
+        for chart, key in stacks.charts():
             release = record["names"][key]
             digest = values_digest((charts or {}).get(chart), specs[slug]["values"][chart], extras.get(chart))
             plan["digests"][slug][release] = digest
@@ -116,7 +115,7 @@ def record_definitions(records, plan, helm_list, configmaps):
     for record in records or []:
         slug, namespace = record["slug"], record["namespace"]
         data, old = {}, {}
-        for _chart, key in CHARTS:
+        for key in stacks.release_keys():
             release = record["names"][key]
             revision, status = live.get((namespace, release), ("", ""))
             if status == "deployed" and revision:

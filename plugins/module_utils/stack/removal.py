@@ -34,6 +34,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import stacks
 
 # (apiVersion, kind) listed in each namespace a removal with storage would delete: what a user or another tool
 # most often leaves in a namespace. Kinds the API does not serve are skipped.
@@ -106,11 +107,6 @@ def model_own_names(record):
     return dict((kind, set(n for n in found if n)) for kind, found in own.items())
 
 
-def _releases(record):
-    names = record.get("names") or {}
-    return set(names.get(key) for key in ("infra_release", "gaie_release", "ms_release") if names.get(key))
-
-
 def _is_models(obj, records):
     """True when ``obj`` is an object of one of the models of ``records`` (all in its namespace)."""
     meta, labels = _meta(obj), _labels(obj)
@@ -121,7 +117,7 @@ def _is_models(obj, records):
     for record in records:
         if name in model_own_names(record).get(kind, ()):
             return True
-        releases = _releases(record)
+        releases = set(stacks.release_names(record))
         if (meta.get("annotations") or {}).get(HELM_RELEASE_ANNOTATION) in releases:
             return True
         if labels.get(HELM_INSTANCE_LABEL) in releases:

@@ -17,10 +17,9 @@ __metaclass__ = type
 
 import posixpath
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.stack import admission
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import admission, stacks
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack.mappings import merged
 
-CHARTS = (("infra", "infra_release"), ("gaie", "gaie_release"), ("modelservice", "ms_release"))
 DEFAULT_KUBE_VERSION = "1.33.0"
 
 
@@ -30,7 +29,7 @@ def releases(records, specs, select=None, marks=None):
     found = []
     for record in records or []:
         slug = record["slug"]
-        for chart, key in CHARTS:
+        for chart, key in stacks.charts():
             if select is not None and slug not in (select.get(chart) or []):
                 continue
             values = merged(specs[slug]["values"][chart], (marks or {}).get(chart))
@@ -110,7 +109,7 @@ def template_argv(helm, record, chart_key, release, chart, values_file, kube_ver
     source, extra = chart_source(chart, chart_dir)
     argv = [helm, "template", release, source, "--namespace", record["namespace"],
             "--kube-version", str(kube_version or DEFAULT_KUBE_VERSION), "--values", values_file] + extra
-    if chart_key == "infra" and post_renderer:
+    if chart_key in stacks.post_rendered() and post_renderer:
         argv += ["--post-renderer", post_renderer]
     if not validate_certs:
         argv.append("--insecure-skip-tls-verify")

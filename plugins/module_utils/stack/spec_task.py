@@ -19,11 +19,10 @@ import os
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan import safe_yaml
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan import select
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import stacks
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values as stack_values
 
 ROLE = "serving_stack"
-CHART_KEYS = ("infra", "gaie", "modelservice")
-VALUES_FILES = ("gaie", "ms")
 
 # The options passed to stack/values.py:stack_spec as its settings, with their types; their defaults are that
 # module's DEFAULT_SETTINGS (values_policy_allow: none). cloud_provider and harbor_hostname give its air_gapped and
@@ -75,7 +74,7 @@ def unset_charts(charts):
     """The chart keys of ``charts`` (serving_stack_charts) without a ``ref``, in the order infra, gaie,
     modelservice."""
     charts = charts if isinstance(charts, dict) else {}
-    return [key for key in CHART_KEYS if not (isinstance(charts.get(key), dict) and charts[key].get("ref"))]
+    return [key for key in stacks.chart_keys() if not (isinstance(charts.get(key), dict) and charts[key].get("ref"))]
 
 
 def chart_problem(charts, unset):
@@ -92,7 +91,7 @@ def read_values(record, models_dir, read=safe_yaml.load_file):
     is ``{}``), only below ``models_dir`` when it is set (symlinks resolved; ``~`` expanded)."""
     root = os.path.expanduser(models_dir) if models_dir else None
     found, problems = {}, []
-    for chart in VALUES_FILES:
+    for chart in stacks.values_files():
         path = (record.get("values_files") or {}).get(chart)
         try:
             data = read(path, root=root)
@@ -134,9 +133,9 @@ def handed_values(record, values):
     if not isinstance(entry, dict) or entry.get("files") != (record.get("values_files") or {}):
         return None
     found = entry.get("values")
-    if not isinstance(found, dict) or any(not isinstance(found.get(chart), (dict, type(None))) for chart in VALUES_FILES):
+    if not isinstance(found, dict) or any(not isinstance(found.get(chart), (dict, type(None))) for chart in stacks.values_files()):
         return None
-    return dict((chart, copy.deepcopy(found.get(chart)) or {}) for chart in VALUES_FILES)
+    return dict((chart, copy.deepcopy(found.get(chart)) or {}) for chart in stacks.values_files())
 
 
 def stack_specs(records, params, read=safe_yaml.load_file):

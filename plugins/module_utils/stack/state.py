@@ -28,7 +28,7 @@ __metaclass__ = type
 import hashlib
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
-from ansible_collections.ai_platform.serving.plugins.module_utils.stack import helm_repair, live_state, release_digest
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import helm_repair, live_state, release_digest, stacks
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values as stack_values
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack.render import merged, record_part
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims as storage_claims
@@ -183,7 +183,7 @@ def release_items(records, specs, charts, plan, helm_list, apply_options, post_r
     serving_stack_render reads of the record: render.record_part)."""
     states = helm_states(helm_list)
     items = []
-    for chart_key, name_key in release_digest.CHARTS:
+    for chart_key, name_key in stacks.charts():
         chart = (charts or {}).get(chart_key) or {}
         for record in records or []:
             slug = record["slug"]
@@ -205,7 +205,7 @@ def release_items(records, specs, charts, plan, helm_list, apply_options, post_r
                 "plan_record": record_part(record),
             }
             item.update((apply_options or {}).get("forced" if forced else "normal") or {})
-            if chart_key == "infra" and post_renderer:
+            if chart_key in stacks.post_rendered() and post_renderer:
                 item["post_renderer"] = post_renderer
             items.append(item)
     return items
@@ -243,7 +243,7 @@ def decide(records, specs, charts, read, storage_results=None, keep=1, post_rend
     claimed = claim_records(records, storage_results)
     claims = claims_in_use(records, read.get("claims"), storage_results)
     specs = stamp_served_digests(specs, served_digests(claimed, claims, storage_results))
-    extras = {"infra": post_renderer_digest} if post_renderer_digest else {}
+    extras = dict((chart, post_renderer_digest) for chart in stacks.post_rendered()) if post_renderer_digest else {}
     plan = release_digest.release_plan(records, specs, charts, read.get("helm_list"), read.get("digest_maps"), extras)
     live = live_records(records, read.get("namespaces"))
     live_slugs = set(r["slug"] for r in live)
@@ -258,7 +258,7 @@ def decide(records, specs, charts, read, storage_results=None, keep=1, post_rend
         "problems": claim_problems(claimed, claims),
         "render": items,
         "releases": dict((chart, [i for i in items if i["chart"] == chart and i["slug"] in live_slugs])
-                         for chart, _key in release_digest.CHARTS),
+                         for chart in stacks.chart_keys()),
         "repairs": repairs(read.get("helm_list"), live, timeout, helm_binary, kubeconfig),
         # the gateway Services due, applied between the infra and gaie releases (the routing objects after them)
         "gateways": [d for r in live for d in specs[r["slug"]].get("objects") or [] if d in due_list],
@@ -273,4 +273,4 @@ def decide(records, specs, charts, read, storage_results=None, keep=1, post_rend
 
 def release_names(records):
     """``namespace/release`` of every release of ``records``."""
-    return set("%s/%s" % (r["namespace"], r["names"][key]) for r in records or [] for _chart, key in release_digest.CHARTS)
+    return set("%s/%s" % (r["namespace"], r["names"][key]) for r in records or [] for key in stacks.release_keys())

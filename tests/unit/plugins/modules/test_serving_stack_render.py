@@ -21,7 +21,7 @@ import time
 import pytest
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.stack import helm_compat, render, state
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import helm_compat, render, stacks, state
 from ansible_collections.ai_platform.serving.plugins.modules import serving_stack_render
 from ansible_collections.ai_platform.serving.tests.support import ROOT
 from ansible_collections.ai_platform.serving.tests.support.plan_cases import alias_bomb
@@ -281,8 +281,8 @@ HELM3 = helm_compat.handed(dict(helm=dict(version="v3.19.5+gstandin", major=3, l
 
 def info_items(specs_):
     """The release items serving_stack_info returns (stack/state.py:release_items), every release of RECORD due."""
-    plan = {"deploy": dict((chart, ["q"]) for chart, _key in render.CHARTS),
-            "marks": dict((chart, {"global": {"aipsChartMark": chart}}) for chart, _key in render.CHARTS),
+    plan = {"deploy": dict((chart, ["q"]) for chart, _key in stacks.charts()),
+            "marks": dict((chart, {"global": {"aipsChartMark": chart}}) for chart, _key in stacks.charts()),
             "digests": {"q": dict((name, "d-" + name) for name in RECORD["names"].values())}}
     return state.release_items([RECORD], specs_, CHARTS, plan, [], helm_compat.apply_options(3), SCRIPT)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
-from ansible_collections.ai_platform.serving.plugins.module_utils.stack import live_state, release_digest, state
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import live_state, release_digest, stacks, state
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values as sv
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_marker
 from ansible_collections.ai_platform.serving.tests.unit.plugins.module_utils.stack.test_values_stack_spec import (
@@ -57,7 +57,7 @@ def pulled(record, digest=DIGEST_V1):
 
 def helm_list(recs, status="deployed", revision=1):
     return [{"namespace": r["namespace"], "name": r["names"][key], "revision": str(revision), "status": status}
-            for r in recs for _chart, key in release_digest.CHARTS]
+            for r in recs for _chart, key in stacks.charts()]
 
 
 # --- the claim gate (was the filters unpulled_models and claims_off_plan) ----------------------------------
@@ -145,9 +145,9 @@ def test_a_first_run_sends_every_release_to_helm_in_chart_order(recs, specs):
                        post_renderer="/r/gateway_placement.py", post_renderer_digest="p1")
     assert out["problems"] == []
     assert [(i["chart"], i["slug"]) for i in out["render"]] == [
-        (chart, slug) for chart, _key in release_digest.CHARTS for slug in sorted(recs)]
+        (chart, slug) for chart, _key in stacks.charts() for slug in sorted(recs)]
     assert dict((chart, [i["slug"] for i in items]) for chart, items in out["releases"].items()) == dict(
-        (chart, sorted(recs)) for chart, _key in release_digest.CHARTS)
+        (chart, sorted(recs)) for chart, _key in stacks.charts())
     infra = out["releases"]["infra"][0]
     rec = recs[EMB]
     assert (infra["name"], infra["namespace"], infra["model"]) == (
@@ -197,7 +197,7 @@ def test_a_rerun_with_nothing_to_change_has_nothing_to_do(recs, specs):
     assert out["render"] == [] and out["releases"] == {"infra": [], "gaie": [], "modelservice": []}
     assert out["apply"] == out["gateways"] == out["remove"] == out["repairs"] == out["prune"] == []
     assert sorted(out["unchanged"]) == sorted("%s/%s" % (r["namespace"], r["names"][key])
-                                              for r in ordered(recs) for _c, key in release_digest.CHARTS)
+                                              for r in ordered(recs) for _c, key in stacks.charts())
     assert sorted(out["endpoints"]) == sorted(recs)
     # a new post-renderer sends only the llm-d-infra releases; a new pull only the modelservice release it serves
     moved = state.decide(ordered(recs), specs, CHARTS, cluster, post_renderer_digest="p2")
