@@ -1,10 +1,12 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, ai_platform.serving contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Argument specs several modules share, in the way of kubernetes.core's args_common.
+"""Argument specs several modules share, in the way of kubernetes.core's args_common, and the module class they build.
 
 Each builder returns a fresh spec, the shared options first and then the module's own
 (``**options``, which may also override a shared one). Each shared set has one doc fragment.
+``module_class()`` is the class a module's ``main()`` builds its module with: AnsibleModule in a module process,
+the stand-in of plugins/plugin_utils/in_process.py when the module runs in the playbook's process.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -13,7 +15,18 @@ __metaclass__ = type
 
 import copy
 
+from ansible.module_utils.basic import AnsibleModule
+
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
+
+# The module class of a module running in the playbook's process (the last one pushed here): plugins/plugin_utils/
+# in_process.py pushes it before the module's main() and pops it after; empty in a module process.
+MODULE_CLASS = []
+
+
+def module_class():
+    """AnsibleModule, or the stand-in class of a module running in the playbook's process (MODULE_CLASS)."""
+    return MODULE_CLASS[-1] if MODULE_CLASS else AnsibleModule
 
 
 def k8s_auth_argspec(**options):

@@ -205,11 +205,9 @@ charts:
       manifest_digest: sha256:9b1e…
 """
 
-from ansible.module_utils.basic import AnsibleModule
-
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import oci_archive
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import tools as registry
-from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import registry_auth_argspec, tool_paths, typed
+from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import module_class, registry_auth_argspec, tool_paths, typed
 
 
 SINGLE_CHART = ("name", "chart", "repo_url", "digest", "archive", "repository")
@@ -241,10 +239,11 @@ def transfer(params, check_mode, auth):
 
 
 def main():
-    module = AnsibleModule(argument_spec=argspec(), supports_check_mode=True,
-                           mutually_exclusive=[("charts", option) for option in SINGLE_CHART + ("version",)],
-                           required_one_of=[("name", "charts")],
-                           required_together=[("name", "version")])
+    # AnsibleModule, or the stand-in of a module running in the playbook's process (plugins/action/chart_archive.py)
+    module = module_class()(argument_spec=argspec(), supports_check_mode=True,
+                            mutually_exclusive=[("charts", option) for option in SINGLE_CHART + ("version",)],
+                            required_one_of=[("name", "charts")],
+                            required_together=[("name", "version")])
     params = module.params
     charts = params["charts"]
     missing = oci_archive.chart_missing_options(params)

@@ -70,9 +70,7 @@ created:
   sample: [ai-models, charts]
 """
 
-from ansible.module_utils.basic import AnsibleModule
-
-from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import registry_auth_argspec
+from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import module_class, registry_auth_argspec
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry.harbor import Harbor, HarborError
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry.transport import TransportError, open_url_transport
 
@@ -90,7 +88,8 @@ def argspec():
 
 
 def main():
-    module = AnsibleModule(argument_spec=argspec(), supports_check_mode=True)
+    # AnsibleModule, or the stand-in of a module running in the playbook's process (plugins/action/harbor_project.py)
+    module = module_class()(argument_spec=argspec(), supports_check_mode=True)
     params = module.params
     harbor = Harbor(params["url"], params["username"], params["password"],
                     open_url_transport(params["ca_file"], params["validate_certs"], follow_redirects=False))

@@ -99,11 +99,9 @@ previous_digest:
   type: str
 """
 
-from ansible.module_utils.basic import AnsibleModule
-
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import oci_archive
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import tools as registry
-from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import registry_auth_argspec, tool_paths
+from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import module_class, registry_auth_argspec, tool_paths
 
 
 def argspec():
@@ -120,8 +118,9 @@ def argspec():
 
 
 def main():
-    module = AnsibleModule(argument_spec=argspec(), supports_check_mode=True,
-                           required_if=[("state", "saved", ["image"]), ("state", "pushed", ["destination"])])
+    # AnsibleModule, or the stand-in of a module running in the playbook's process (plugins/action/image_archive.py)
+    module = module_class()(argument_spec=argspec(), supports_check_mode=True,
+                            required_if=[("state", "saved", ["image"]), ("state", "pushed", ["destination"])])
     params = module.params
     ref = params["image"] if params["state"] == "saved" else params["destination"]
     credentials = {oci_archive.registry_of(ref): (params["username"], params["password"])}

@@ -251,8 +251,7 @@ freed_bytes:
 
 import os
 
-from ansible.module_utils.basic import AnsibleModule
-
+from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import module_class
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan import select
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import cache as model_cache
 
@@ -368,10 +367,11 @@ def from_plan(module, root):
 
 
 def main():
-    module = AnsibleModule(argument_spec=argspec(), supports_check_mode=True,
-                           mutually_exclusive=[("create", "remove", "records"), ("state", "create"),
-                                               ("state", "remove")],
-                           required_by=dict(records=["node"], state=["node"]))
+    # AnsibleModule, or the stand-in of a module running in the playbook's process (plugins/action/model_cache_dirs.py)
+    module = module_class()(argument_spec=argspec(), supports_check_mode=True,
+                            mutually_exclusive=[("create", "remove", "records"), ("state", "create"),
+                                                ("state", "remove")],
+                            required_by=dict(records=["node"], state=["node"]))
     params = module.params
     problem = model_cache.root_problem(params["root"])
     if problem:

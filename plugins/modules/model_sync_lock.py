@@ -110,9 +110,9 @@ models:
 
 import os
 
-from ansible.module_utils.basic import AnsibleModule, missing_required_lib
+from ansible.module_utils.basic import missing_required_lib
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.k8s import runner
+from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import module_class
 from ansible_collections.ai_platform.serving.plugins.module_utils.sync import lock
 
 
@@ -146,8 +146,7 @@ def run(params, check_mode=False, want_diff=False):
 
 def main():
     # AnsibleModule, or the stand-in of a module running in the playbook's process (plugins/action/model_sync_lock.py)
-    module_class = runner.MODULE_CLASS[-1] if runner.MODULE_CLASS else AnsibleModule
-    module = module_class(argument_spec=argspec(), supports_check_mode=True)
+    module = module_class()(argument_spec=argspec(), supports_check_mode=True)
     if lock.yaml is None:
         module.fail_json(msg=missing_required_lib("PyYAML"))
     try:

@@ -2,7 +2,7 @@
 # Copyright: (c) 2026, ai_platform.serving contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""The collection's cluster modules run in the playbook's own process when they would run on the controller anyway.
+"""The collection's modules run in the playbook's own process when they would run on this machine as this user anyway.
 
 Every cluster module of the collection (``module_utils/k8s/runner.py:run_module``) runs on the host that holds the
 kubeconfig, which is the controller in every playbook of the collection (``hosts: controller``, a local
@@ -12,12 +12,22 @@ module's own ``main()`` in the playbook's process instead: this file's action mo
 main process when the task is queued (with the kubernetes client), so each task's worker inherits the import; the
 call then costs what the API requests cost (about 0.15 s against 1.2 s for a namespace list, measured 2026-12-06).
 
+The registry modules (chart_archive, image_archive, harbor_project: helm, skopeo and the Harbor API), the node
+directories (model_cache_dirs, in-process where the node is this machine over a local connection, as the lab's is)
+and the lock file (model_sync_lock) run the same way: their ``main()`` builds its module from
+``module_utils/args_common.py:module_class``, and none of them changes the working directory, the environment,
+signal handlers or a module-level cache, nor exits the process; their tools run as child processes either way.
+(``ansible.module_utils.urls.open_url``, which harbor_project and model_storage_state's artifact reads use, installs
+its opener process-wide; each call installs its own before it reads, and a task's worker process ends with the task.)
+model_sync stays a module process: it sets ``HF_HUB_DISABLE_PROGRESS_BARS`` in its environment.
+
 Same module, same behaviour: the options are validated against the module's argument spec as AnsibleModule
 does (aliases, defaults, choices, no_log values masked in the result), check mode and diff are the task's,
 ``exit_json``/``fail_json`` end the call with the module's result, a crash fails the task with its traceback.
 
 The module runs as a module process, as before, whenever in-process would not be the same thing: a connection
-that is not local, ``become``, a task ``environment``, or a controller Python without the kubernetes client.
+that is not local, ``become``, a task ``environment``, or (for a cluster module) a controller Python without the
+kubernetes client.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -30,6 +40,8 @@ import os
 import subprocess
 import traceback
 
+from ansible import constants as C
+from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.common.parameters import remove_values
 from ansible.module_utils.common.text.converters import to_text
@@ -54,10 +66,13 @@ class ModuleExit(Exception):
         self.result = result
 
 
-class ControllerModule(object):
-    """What AnsibleModule gives the collection's cluster modules (``run_module`` wraps it in kubernetes.core's
-    AnsibleK8SModule), for a module running in the playbook's process. Built by ``run_module`` with the module's
-    argument spec; the task's arguments, check mode and diff come from the action (``bind``)."""
+class ControllerModule(AnsibleModule):
+    """What AnsibleModule gives the collection's modules (``run_module`` wraps it in kubernetes.core's
+    AnsibleK8SModule), for a module running in the playbook's process. Built by the module's ``main()`` with its
+    argument spec (``args_common.module_class``); the task's arguments, check mode and diff come from the action
+    (``bind``). AnsibleModule's own ``__init__`` is not run (it reads the arguments from stdin, checks the locale and
+    may change the working directory); what its file helpers read is set here, so ``set_mode_if_different`` and the
+    other owner, group and SELinux helpers model_cache_dirs uses are AnsibleModule's own code."""
 
     masked = set()  # the no_log values of the module running now
     _task = ("", {}, False, False)  # (name, args, check_mode, diff) of the running action, set by bind()
@@ -72,6 +87,10 @@ class ControllerModule(object):
         self.check_mode = check_mode
         self._diff = diff
         self.warnings, self.deprecations = [], []
+        # what AnsibleModule's file and SELinux helpers read (its __init__ sets them; the action passes the special
+        # file systems as _ansible_selinux_special_fs)
+        self._selinux_enabled = self._selinux_mls_enabled = self._selinux_initial_context = None
+        self._selinux_special_fs = list(C.DEFAULT_SELINUX_SPECIAL_FS or [])
         validator = ArgumentSpecValidator(argument_spec, **constraints)
         validated = validator.validate(dict(args))
         self.params = validated.validated_parameters
@@ -125,6 +144,9 @@ class ControllerModule(object):
         return proc.returncode, out, err
 
     def _finish(self, result):
+        if isinstance(result.get("exception"), BaseException):  # AnsibleModule's helpers pass the exception itself
+            error = result["exception"]
+            result["exception"] = "".join(traceback.format_exception(type(error), error, error.__traceback__))
         result = remove_values(result, self.no_log_values)
         if self.warnings:
             result["warnings"] = list(result.get("warnings") or []) + self.warnings
@@ -142,17 +164,20 @@ class ControllerModule(object):
 
 
 class InProcessModuleAction(ActionBase):
-    """The action plugin of a collection module that runs through ``runner.run_module``: subclasses set
-    ``MODULE`` (the module's short name, under plugins/modules)."""
+    """The action plugin of a collection module whose ``main()`` builds its module from ``args_common.module_class``
+    (the cluster modules through ``runner.run_module``, whose MODULE_CLASS is args_common's list): subclasses set
+    ``MODULE`` (the module's short name, under plugins/modules), and ``KUBERNETES = False`` for a module that does not
+    use the kubernetes client."""
 
     MODULE = None
+    KUBERNETES = True
     TRANSFERS_FILES = False
     _supports_check_mode = True
     _supports_async = False
 
     def in_process(self):
         """Whether running the module here is the same as running it as a module process on the target."""
-        return (HAS_KUBERNETES
+        return ((HAS_KUBERNETES or not self.KUBERNETES)
                 and getattr(self._connection, "transport", None) == "local"
                 and not self._task.become
                 and not any(self._task.environment or []))  # [{}] when the task sets none

@@ -16,9 +16,7 @@ __metaclass__ = type
 
 import time
 
-from ansible.module_utils.basic import AnsibleModule
-
-from ansible_collections.ai_platform.serving.plugins.module_utils import naming
+from ansible_collections.ai_platform.serving.plugins.module_utils import args_common, naming
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack.live_state import object_key
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import claims, manifests
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage.settled import index_objects
@@ -39,7 +37,8 @@ class PullApiError(Exception):
 
 # The module class run_module builds: AnsibleModule, or (the last one pushed here) the stand-in of a module running in
 # the playbook's process (plugins/plugin_utils/in_process.py, which pushes and pops it around the module's main()).
-MODULE_CLASS = []
+# The list is args_common's, which every module's main() reads (args_common.module_class).
+MODULE_CLASS = args_common.MODULE_CLASS
 
 
 def run_module(argument_spec, execute, errors=(), before_client=None):
@@ -49,7 +48,7 @@ def run_module(argument_spec, execute, errors=(), before_client=None):
     that reads nothing). An exception of ``errors`` fails with its message, a CoreException as
     kubernetes.core fails with one.
     """
-    module = AnsibleK8SModule(module_class=MODULE_CLASS[-1] if MODULE_CLASS else AnsibleModule,
+    module = AnsibleK8SModule(module_class=args_common.module_class(),
                               argument_spec=argument_spec, supports_check_mode=True)
     if before_client is not None:
         before_client(module)

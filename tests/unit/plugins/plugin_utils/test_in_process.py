@@ -99,7 +99,7 @@ def test_the_module_class_is_restored_after_each_call(probe):
 
 
 def test_every_cluster_module_has_its_in_process_action():
-    """Each module built on run_module gets the action of the same name (model_pull_wait has its own, which shows
+    """Each module built on run_module or args_common.module_class gets the action of the same name (model_pull_wait has its own, which shows
     progress); a new one without it would silently cost a Python process per call."""
     import glob
     import os
@@ -108,9 +108,12 @@ def test_every_cluster_module_has_its_in_process_action():
     using = set()
     for path in glob.glob(os.path.join(root, "modules", "*.py")):
         with open(path) as handle:
-            if re.search(r"^\s+run_module\(", handle.read(), re.M):
-                using.add(os.path.basename(path)[:-3])
+            text = handle.read()
+        if re.search(r"^\s+run_module\(", text, re.M) or "module_class()(" in text:
+            using.add(os.path.basename(path)[:-3])
     assert using, "no module uses run_module: the layout changed"
+    # the registry and node modules, which build their module from args_common.module_class
+    assert {"chart_archive", "image_archive", "harbor_project", "model_cache_dirs", "model_sync_lock"} <= using
     for name in sorted(using - {"model_pull_wait"}):
         action = os.path.join(root, "action", name + ".py")
         assert os.path.exists(action), "%s uses run_module but has no in-process action (plugins/action/%s.py)" % (
@@ -140,6 +143,16 @@ def test_in_process_only_where_it_is_the_same_as_a_module_process(transport, tas
     action = in_process.InProcessModuleAction.__new__(in_process.InProcessModuleAction)
     action._connection, action._task = _Connection(transport), task
     assert action.in_process() is (expected and in_process.HAS_KUBERNETES)
+
+
+@pytest.mark.parametrize("has_kubernetes", [True, False])
+def test_only_the_cluster_modules_need_the_kubernetes_client(monkeypatch, has_kubernetes):
+    monkeypatch.setattr(in_process, "HAS_KUBERNETES", has_kubernetes)
+    action = in_process.InProcessModuleAction.__new__(in_process.InProcessModuleAction)
+    action._connection, action._task = _Connection("local"), _Task()
+    assert action.in_process() is has_kubernetes
+    action.KUBERNETES = False  # a registry or node module
+    assert action.in_process() is True
 
 
 def _controller_module(args=None):
