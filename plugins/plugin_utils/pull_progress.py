@@ -10,8 +10,14 @@ rate, ETA, files finished) under the task, prefixed with the model's slug, once 
 wait covers all the Jobs at once (``jobs``), and every pull shows while it runs, whichever Job
 finishes first. When the wait returns, each log is read once more, so a pull that finished before
 the wait started (or between two reads) shows its last progress or summary line. The thread only
-reads and only prints: the wait's result is the record. Without the kubernetes client or with
-auth options other than a kubeconfig (host, api_key, ...), nothing is printed and the wait is unchanged.
+reads and only prints: the wait's result is the record.
+
+The logs are read on kubernetes.core's client, built as the collection's modules build theirs
+(``module_utils/k8s/runner.py``): ``get_api_client`` with the task's options of kubernetes.core's
+AUTH_ARG_SPEC (a kubeconfig, its context, host and token, user and password, client certificates, proxy,
+impersonation, ...) and the K8S_AUTH_* environment as kubernetes.core reads it; the pods are listed and
+their logs read through its API client. Without the kubernetes client, or when the client cannot be built
+(``-vvv`` tells why, without the task's secrets), nothing is printed and the wait is unchanged.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -21,21 +27,20 @@ __metaclass__ = type
 import os
 import threading
 
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.module_utils.common.parameters import remove_values
 from ansible.utils.display import Display
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import manifests, pull_wait
+from ansible_collections.kubernetes.core.plugins.module_utils import args_common as k8s_args
+from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
 
 try:
-    from kubernetes import client as k8s_client
-    from kubernetes import config as k8s_config
+    from kubernetes.client import CoreV1Api
 except ImportError:  # the module reports a missing client; this action just prints nothing
-    k8s_client = k8s_config = None
+    CoreV1Api = None
 
 display = Display()
-
-# Options that mean "not a plain kubeconfig": the watcher stays quiet rather than guess the auth.
-OTHER_AUTH = ("host", "api_key", "username", "password", "client_cert", "client_key", "ca_cert",
-              "proxy", "impersonate_user")
 
 
 def targets_of(args):
@@ -57,27 +62,71 @@ def log_pod(pods):
     return sorted(started, key=lambda p: p.metadata.creation_timestamp)[-1]
 
 
+def auth_options(args):
+    """(options, secrets): the task's options of kubernetes.core's AUTH_ARG_SPEC (aliases included) checked and
+    converted as a module would (None when they do not pass: the module reports them), and the values never to be
+    printed, theirs (no_log options, a kubeconfig's credentials) and those of the K8S_AUTH_* environment."""
+    spec = k8s_args.AUTH_ARG_SPEC
+    names = set(spec)
+    for option in spec.values():
+        names.update(option.get("aliases") or ())
+    given = dict((key, value) for key, value in args.items() if key in names and value is not None)
+    result = ArgumentSpecValidator(spec).validate(given)
+    secrets = set(str(value) for value in result._no_log_values if value)  # pylint: disable=protected-access
+    for name, option in spec.items():
+        if option.get("no_log"):
+            secrets.add(os.environ.get("K8S_AUTH_%s" % name.upper()))
+        for sub, suboption in (option.get("options") or {}).items():
+            if suboption.get("no_log"):
+                secrets.add(os.environ.get("K8S_AUTH_%s_%s" % (name.upper(), sub.upper())))
+    kubeconfig = given.get("kubeconfig")
+    sensitive = getattr(k8s_args, "extract_sensitive_values_from_kubeconfig", None)  # kubernetes.core >= 6.3
+    if isinstance(kubeconfig, dict) and sensitive is not None:
+        secrets.update(sensitive(kubeconfig))
+    secrets.discard(None)
+    secrets.discard("")
+    if result.error_messages:
+        return None, secrets
+    return dict((key, value) for key, value in result.validated_parameters.items() if key in spec), secrets
+
+
 def pod_log_reader(args):
-    """A function (namespace, job) -> the log tail of the Job's newest started pod, or None when it cannot be built."""
-    if k8s_client is None or any(args.get(key) for key in OTHER_AUTH):
+    """A function (namespace, job) -> the log tail of the Job's newest started pod, or None when it cannot be built.
+
+    The client is kubernetes.core's (``get_api_client``, which reads the cluster's API discovery, or its cache, as
+    it does for every module) with the task's auth options; the function's ``api`` is the CoreV1Api it reads with.
+    """
+    if CoreV1Api is None:
         return None
-    kubeconfig = args.get("kubeconfig") or os.environ.get("K8S_AUTH_KUBECONFIG") or None
-    if kubeconfig is not None and not isinstance(kubeconfig, str):
+    options, secrets = auth_options(args)
+
+    def told(exc):
+        return remove_values(str(exc), secrets)
+
+    if options is None:
+        display.vvv("model_pull_wait: no progress display (the auth options do not pass; the module says why)")
         return None
     try:
-        api = k8s_client.CoreV1Api(k8s_config.new_client_from_config(
-            config_file=kubeconfig, context=args.get("context") or os.environ.get("K8S_AUTH_CONTEXT") or None))
+        api = CoreV1Api(get_api_client(**options).client.client)
     except Exception as exc:  # pylint: disable=broad-except
-        display.vvv("model_pull_wait: no progress display (%s)" % exc)
+        display.vvv("model_pull_wait: no progress display (%s)" % told(exc))
         return None
 
     def read(namespace, job):
-        pod = log_pod(api.list_namespaced_pod(namespace, label_selector="job-name=%s" % job).items)
-        if pod is None:
-            return ""
-        return api.read_namespaced_pod_log(pod.metadata.name, namespace, container=manifests.CONTAINER,
-                                           tail_lines=20, _request_timeout=10)
+        try:
+            pod = log_pod(api.list_namespaced_pod(namespace, label_selector="job-name=%s" % job).items)
+            if pod is None:
+                return ""
+            return api.read_namespaced_pod_log(pod.metadata.name, namespace, container=manifests.CONTAINER,
+                                               tail_lines=20, _request_timeout=10)
+        except Exception as exc:  # pylint: disable=broad-except
+            raise ProgressReadError(told(exc)) from None  # its cause may carry a secret
+    read.api = api
     return read
+
+
+class ProgressReadError(Exception):
+    """A log read failed; the message carries none of the task's secrets."""
 
 
 class ProgressWatcher(threading.Thread):
@@ -123,7 +172,7 @@ class ProgressWatcher(threading.Thread):
 
 def watch(args, check_mode):
     """(watcher, targets) for the Jobs of ``args`` (model_pull_wait's arguments): the watcher started, or None when
-    no log can be read (check mode, no progress interval, no Jobs, no plain kubeconfig)."""
+    no log can be read (check mode, no progress interval, no Jobs, no client)."""
     try:
         every = int(args.get("progress_seconds", manifests.DEFAULT_PROGRESS_SECONDS))
     except (TypeError, ValueError):
