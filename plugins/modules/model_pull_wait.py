@@ -104,8 +104,9 @@ options:
         per new line, whichever Job the wait is watching; when the wait ends it reads each log once more, so a pull
         that finished before the wait started (or between two reads) shows its last progress or summary line.
         V(0) prints nothing.
-      - Done by the module's action plugin, which needs the kubernetes client on the controller and a kubeconfig
-        (O(kubeconfig), E(K8S_AUTH_KUBECONFIG) or the default); with other auth options nothing is printed.
+      - Done by the module's action plugin, which needs the kubernetes client on the controller and reads the logs
+        on kubernetes.core's client with the task's auth options (a kubeconfig, O(host) and O(api_key), ...) and the
+        E(K8S_AUTH_*) environment, as the module connects; when that client cannot be built nothing is printed.
     type: int
     default: 10
     version_added: 0.1.0

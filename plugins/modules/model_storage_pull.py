@@ -24,7 +24,8 @@ description:
   - 3. For the models not settled only, under the namespace Leases (M(ai_platform.serving.model_lock), O(lock)),
     M(ai_platform.serving.model_pull_job) per model, then one M(ai_platform.serving.model_pull_wait) for all of them
     (O(wait)), which records what each claim holds as annotations. Each pull's progress is printed under the task
-    while it runs. The Leases are given back whatever failed after they were taken.
+    while it runs (its pod's log read on kubernetes.core's client, with the task's auth options). The Leases are
+    given back whatever failed after they were taken.
   - A no-op run makes two module calls (state, namespaces) for all models.
   - Each step's failure fails the task with that step's message (C(unreadable), C(misfits) and C(unsigned) of
     M(ai_platform.serving.model_storage_state) together).
