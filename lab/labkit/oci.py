@@ -64,7 +64,7 @@ def _write_blob(layout: Path, data):
     return {"digest": digest, "size": len(data)}
 
 
-def write_image(layout: Path, tag, layers, entrypoint=(), cmd=(), env=(), workdir=""):
+def write_image(layout: Path, tag, layers, entrypoint=(), cmd=(), env=(), workdir="", user=""):
     """Write an image into an OCI layout directory under the given tag; return manifest digest."""
     layout.mkdir(parents=True, exist_ok=True)
     (layout / "oci-layout").write_text(json.dumps({"imageLayoutVersion": "1.0.0"}))
@@ -79,7 +79,7 @@ def write_image(layout: Path, tag, layers, entrypoint=(), cmd=(), env=(), workdi
         "rootfs": {"type": "layers", "diff_ids": diff_ids},
     }
     for key, value in (("Entrypoint", list(entrypoint)), ("Cmd", list(cmd)),
-                       ("WorkingDir", workdir)):
+                       ("WorkingDir", workdir), ("User", user)):
         if value:
             config["config"][key] = value
     config_desc = {"mediaType": MEDIA_CONFIG, **_write_blob(layout, _canonical(config))}

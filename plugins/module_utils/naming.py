@@ -14,6 +14,8 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import stacks
+
 SLUG_MAX = 47
 DNS_LABEL_MAX = 63
 DNS_SUBDOMAIN_MAX = 253
@@ -25,6 +27,17 @@ DNS_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0
 
 GAIE_PREFIX = "gaie-"
 MS_PREFIX = "ms-"
+ROUTER_PREFIX = "router-"  # the llm-d v0.10 stack's router values folder and its Helm release
+MODELSERVER_PREFIX = "modelserver-"  # the llm-d v0.10 stack's model server folder (Kustomize or manifests)
+
+# The serving stacks a model may name (aips_serving_stack, a model's ``stack``): stack/stacks.py's, the seed's first.
+SEED_STACK = stacks.SEED.name
+V010_STACK = stacks.V010.name
+STACK_NAMES = (SEED_STACK,) + tuple(sorted(name for name in stacks.STACKS if name != SEED_STACK))
+DEFAULT_STACK = stacks.DEFAULT_STACK
+# stack -> the folder prefixes of its pair under models/<category>/<name>/ (the first holds the router's or
+# GAIE's values.yaml, the second the model server's: ms-<slug>/values.yaml, or modelserver-<slug>/ manifests)
+STACK_FOLDERS = {SEED_STACK: (GAIE_PREFIX, MS_PREFIX), V010_STACK: (ROUTER_PREFIX, MODELSERVER_PREFIX)}
 HARBOR_PULL_SECRET = "harbor-creds"
 GATEWAY_SUFFIX = "-inference-gateway"
 LEASE_NAME = "ai-platform-serving"  # serialises model_storage runs in a model namespace (model_lease)
@@ -63,7 +76,7 @@ NAME_LIMITS = _name_limits(
     (DNS_LABEL_MAX, "a namespace name is a DNS label", {"namespace": "Namespace"}),
     (HELM_RELEASE_MAX, "Helm release names are at most 53 characters",
      {"infra_release": "llm-d-infra Helm release", "gaie_release": "GAIE Helm release",
-      "ms_release": "ModelService Helm release"}),
+      "ms_release": "ModelService Helm release", "router_release": "llm-d-router Helm release"}),
     (DNS_LABEL_MAX, "llm-d-infra truncates the Gateway name to 63 characters, so the HTTPRoute would miss it",
      {"gateway": "Gateway"}),
     (DNS_SUBDOMAIN_MAX, "object names are DNS subdomains",
@@ -73,11 +86,13 @@ NAME_LIMITS = _name_limits(
      {"pull_job": "pull Job", "clear_job": "clear Job", "prune_job": "prune Job"}),
     (DNS_LABEL_MAX, "a Service name is a DNS label",
      {"embeddings_service": "embeddings Service", "gateway_service": "ExternalName Service",
-      "epp_service": "endpoint picker Service"}),
+      "epp_service": "endpoint picker Service", "router_epp": "router endpoint picker Service"}),
 )
 # inferencepool v1.2.0 names its endpoint picker (Deployment, Service, DestinationRule) after the
-# release, lowercased, trimmed and cut to this many characters, plus "-epp".
+# release, lowercased, trimmed and cut to this many characters, plus "-epp"; the llm-d-router charts the same.
 EPP_RELEASE_MAX = 40
+# the endpoint picker names (cut by the charts, so they never bind the slug) and the release each follows
+EPP_KEYS = {"epp_service": "gaie_release", "router_epp": "router_release"}
 
 
 def slug_problem(slug):
@@ -92,34 +107,56 @@ def slug_problem(slug):
     return None
 
 
-def slug_from_folders(folder_names):
+def _folder_slugs(folder_names, prefix):
+    return sorted(n[len(prefix):] for n in folder_names if n.startswith(prefix))
+
+
+def slug_from_folders(folder_names, stack=None):
     """Find the slug from the sub-folder names of one model folder, as the seed scans them.
 
-    Exactly one ``gaie-<slug>`` and one ``ms-<slug>`` folder, with the same slug.
+    The pair of the model's ``stack`` (STACK_FOLDERS; None: the seed's) is required: exactly one
+    ``gaie-<slug>`` and one ``ms-<slug>`` folder (``router-<slug>`` and ``modelserver-<slug>`` for the
+    llm-d v0.10 stack), with the same slug. The other stack's pair may sit beside it (a model moves
+    between stacks by one inventory change), with the same slug; it is not read.
     Returns ``(slug, problems)``; ``slug`` is None when ``problems`` is not empty.
     Folders with other names are ignored.
     """
-    gaie = sorted(n[len(GAIE_PREFIX):] for n in folder_names if n.startswith(GAIE_PREFIX))
-    ms = sorted(n[len(MS_PREFIX):] for n in folder_names if n.startswith(MS_PREFIX))
+    stack = DEFAULT_STACK if stack is None else stack
+    first, second = STACK_FOLDERS[stack]
+    found = dict((prefix, _folder_slugs(folder_names, prefix)) for prefix in (first, second))
     problems = []
-    for prefix, found in ((GAIE_PREFIX, gaie), (MS_PREFIX, ms)):
-        if not found:
+    for prefix in (first, second):
+        if not found[prefix]:
             problems.append("no %s<slug>/ folder" % prefix)
-        elif len(found) > 1:
+        elif len(found[prefix]) > 1:
             problems.append("%d %s<slug>/ folders (%s), exactly one is allowed"
-                            % (len(found), prefix, ", ".join(prefix + s + "/" for s in found)))
+                            % (len(found[prefix]), prefix, ", ".join(prefix + s + "/" for s in found[prefix])))
     if problems:
         return None, problems
-    if gaie[0] != ms[0]:
+    if found[first][0] != found[second][0]:
         return None, ["%s%s/ and %s%s/ carry different slugs, they must be the same"
-                      % (GAIE_PREFIX, gaie[0], MS_PREFIX, ms[0])]
-    return gaie[0], []
+                      % (first, found[first][0], second, found[second][0])]
+    slug = found[first][0]
+    for other, prefixes in sorted(STACK_FOLDERS.items()):
+        if other == stack:
+            continue
+        differing = ["%s%s/" % (prefix, theirs) for prefix in prefixes for theirs in _folder_slugs(folder_names, prefix)
+                     if theirs != slug]
+        if differing:
+            problems.append("%s (the %s stack's folder%s) carr%s another slug than %s%s/ and %s%s/: one model folder "
+                            "has one slug" % (", ".join(differing), other, "s" if len(differing) > 1 else "",
+                                              "y" if len(differing) > 1 else "ies", first, slug, second, slug))
+    if problems:
+        return None, problems
+    return slug, []
 
 
 # The per-model names that follow from the slug alone, by key ("{slug}" stands for the slug).
 SLUG_NAMES = {
     "gaie_release": GAIE_PREFIX + "{slug}",
     "ms_release": MS_PREFIX + "{slug}",
+    # the llm-d v0.10 stack's router (llm-d-router chart); every record carries it, whatever its stack
+    "router_release": ROUTER_PREFIX + "{slug}",
     "httproute": "llm-d-{slug}",
     "pvc": "{slug}-model",
     "pv": "{slug}-model-pv",
@@ -159,7 +196,8 @@ def gateway_name(slug, infra_release=None):
 
 
 def epp_service_name(gaie_release):
-    """The GAIE chart's endpoint picker Service: ``<release, at most 40 characters>-epp``."""
+    """The GAIE chart's endpoint picker Service: ``<release, at most 40 characters>-epp`` (the llm-d-router
+    charts name theirs by the same rule)."""
     return "%s-epp" % gaie_release.lower().strip()[:EPP_RELEASE_MAX]
 
 
@@ -167,7 +205,8 @@ def resource_names(slug, namespace=None, release_name=None):
     """Every per-model name, keyed as in NAME_LIMITS."""
     names = dict((key, slug_name(key, slug)) for key in SLUG_NAMES if key in NAME_LIMITS)
     names.update(namespace=model_namespace(slug, namespace), infra_release=infra_release_name(slug, release_name),
-                 gateway=gateway_name(slug, release_name), epp_service=epp_service_name(names["gaie_release"]))
+                 gateway=gateway_name(slug, release_name), epp_service=epp_service_name(names["gaie_release"]),
+                 router_epp=epp_service_name(names["router_release"]))
     return names
 
 
@@ -274,7 +313,7 @@ def slug_limit(keys, namespace=None, release_name=None):
     longer = resource_names("aa", namespace, release_name)
     best, binding = SLUG_MAX, None
     for key in keys:
-        if key == "epp_service" or len(longer[key]) == len(short[key]):
+        if key in EPP_KEYS or len(longer[key]) == len(short[key]):
             continue
         fits = NAME_LIMITS[key][1] - (len(short[key]) - 1)
         if fits < best:

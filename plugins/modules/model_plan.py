@@ -15,7 +15,8 @@ author:
   - AI Platform team (@ai-platform)
 description:
   - Reads the models list (by category), the cluster-wide settings and the per-model values folders
-    C(models/<category>/<name>/{gaie-<slug>,ms-<slug>}/values.yaml), validates all of them and returns
+    C(models/<category>/<name>/{gaie-<slug>,ms-<slug>}/values.yaml) (the seed's stack) or
+    C(router-<slug>/values.yaml) and C(modelserver-<slug>/) (the llm-d v0.10 stack), validates all of them and returns
     one fully resolved record per enabled model - slug, every resource name, namespace, storage mode,
     model URI, pull image, values file paths, tolerations and affinity.
   - Every problem is collected first; the module fails once, listing each problem with the model, the
@@ -31,8 +32,16 @@ options:
   models:
     description:
       - The models by category, as in the seed's stack config. Keys are V(generative) and V(embedder); each
-        holds a list of entries with C(name), C(enabled), C(nodeSelector), C(nameSpace), C(releaseName) and
-        C(modelSource).
+        holds a list of entries with C(name), C(enabled), C(nodeSelector), C(nameSpace), C(releaseName),
+        C(modelSource) and C(stack).
+      - C(stack) (V(llm-d-modelservice) or V(llm-d-v0.10)) overrides O(serving_stack) for the model; it decides
+        which folder pair is required and read - C(gaie-<slug>/) and C(ms-<slug>/), or C(router-<slug>/values.yaml)
+        (the llm-d-router chart's values, refused with the key named when it holds a top-level key of GAIE's
+        charts - C(inferenceExtension), C(inferencePool), C(experimentalHttpRoute), C(inferenceObjectives) - or a
+        null EPP resource request) and C(modelserver-<slug>/) (a C(kustomization.yaml) rendered with
+        O(kubectl_binary), else every C(*.yaml)/C(*.yml) manifest file; at least one apps/v1 Deployment, the
+        model's namespace only, no name of the seed's model server). Both pairs may sit in one folder with one
+        slug. An unknown name is a problem naming the model.
       - C(modelSource) is either a mapping C({harborRef, modelUri, storageSize, storageClass, hostpathNode,
         hostpathDir}) for weights pulled from Harbor, or a string C(pvc://[namespace:]claim/sub/path) for a
         user-owned claim.
@@ -146,6 +155,21 @@ options:
     description: Install charts by version when the lock file does not pin them (a lab; C(aips_allow_unpinned)).
     type: bool
     default: false
+  serving_stack:
+    description:
+      - The site's default serving stack (C(aips_serving_stack)) - V(llm-d-modelservice) (the seed's, the default
+        when omitted) or V(llm-d-v0.10). A model's C(stack) overrides it. Another name is a problem naming
+        C(aips_serving_stack).
+    type: str
+    version_added: 0.1.0
+  kubectl_binary:
+    description:
+      - The kubectl that renders an llm-d v0.10 model server's Kustomize overlay (C(<kubectl_binary> kustomize
+        <modelserver-<slug>/>)), on the controller (C(aips_kubectl_binary)). A name is looked up on PATH. Not found
+        while a model needs it is a problem naming C(aips_kubectl_binary).
+    type: str
+    default: kubectl
+    version_added: 0.1.0
 extends_documentation_fragment:
   - ai_platform.serving.cluster_settings
 attributes:
@@ -197,7 +221,10 @@ records:
       description: True for embedders (ClusterIP Service on 8200 instead of an HTTPRoute).
       type: bool
     slug:
-      description: The slug from the C(gaie-<slug>)/C(ms-<slug>) folder pair.
+      description: The slug from the C(gaie-<slug>)/C(ms-<slug>) (or C(router-<slug>)/C(modelserver-<slug>)) folder pair.
+      type: str
+    stack:
+      description: The model's serving stack - its C(stack), else O(serving_stack), else V(llm-d-modelservice).
       type: str
     namespace:
       description: C(llm-d-<slug>) or the C(nameSpace) override.
@@ -206,7 +233,10 @@ records:
       description:
         - Every resource name - namespace, infra_release, gaie_release, ms_release, gateway, httproute,
           embeddings_service, pvc, pv, pull_job, clear_job, gateway_service, gateway_defaults, epp_service,
+          router_release (C(router-<slug>)), router_epp (C(router-<slug>-epp), cut as epp_service is),
           harbor_pull_secret (None without a token).
+        - Both stacks' names are set whatever the model's stack (removing the other stack needs them); the slug
+          limit binds on the names of the model's own stack (an llm-d v0.10 model's on router_release, 46).
         - Both routing names are set whatever the category; RV(records[].routing_kind) says which one applies.
       type: dict
     routing_kind:
@@ -226,7 +256,8 @@ records:
     replicas:
       description:
         - Pods that mount the model, counted from C(ms-<slug>/values.yaml) (decode, plus prefill when created,
-          with the chart's default of 1); None when the file cannot be read.
+          with the chart's default of 1); None when the file cannot be read. llm-d v0.10 - the sum of the model
+          server's Deployments' C(spec.replicas) (1 when unset).
         - More than one on a single-node claim is pinned to its node (hostPath) or refused (a dynamic
           ReadWriteOnce claim).
       type: int
@@ -237,7 +268,9 @@ records:
       description: The model's folder, C(<models_dir>/<category>/<name>).
       type: str
     values_files:
-      description: Paths of the C(gaie) and C(ms) values files.
+      description:
+        - Paths of the C(gaie) and C(ms) values files; llm-d v0.10 - C(router) (the router values file) and
+          C(modelserver) (the model server folder).
       type: dict
     storage:
       description:
@@ -257,6 +290,7 @@ records:
     - name: Qwen3-0.6B
       category: generative
       slug: qwen3-0-6b
+      stack: llm-d-modelservice
       namespace: llm-d-qwen3-0-6b
       model_artifacts_uri: pvc+hf://qwen3-0-6b-model/hub/Qwen/Qwen3-0.6B
 problems:
@@ -306,6 +340,9 @@ model_values:
   description:
     - Per slug, the model's values files as the plan read them - C(files) (C(gaie), C(ms) paths) and C(values) (their
       parsed contents, an empty file as C({})).
+    - For an llm-d v0.10 model C(files) is C({router, modelserver}) (the values file, the folder) and C(values) is
+      C({router - the parsed router values, modelserver - the list of the model server's objects}) (rendered by
+      kubectl kustomize, or read from the manifest files).
     - M(ai_platform.serving.serving_stack_spec) takes them (its O(ai_platform.serving.serving_stack_spec#module:model_values))
       and reads no values file again.
   returned: success

@@ -18,6 +18,11 @@ description:
     this one call and no helm, apply or removal call.
   - Runs C(helm version) once (RV(helm)) and C(helm list) of every release once, lists the release-digest ConfigMaps
     once, reads each object the stacks of O(specs) apply or retire and, in check mode, lists the namespaces.
+  - A record's releases are those of its stack (its C(stack) field - C(llm-d-modelservice), the default, or
+    C(llm-d-v0.10)). A model that moved between the stacks still has the other stack's releases in C(helm list),
+    which are in RV(uninstall). Only for a seed model whose llm-d v0.10 router release is still listed (a move back)
+    does it list that model's v0.10 model-server objects by label (C(ai-platform.serving/stack=llm-d-v0.10) and the
+    model's labels), one list per kind a model server may hold; they are in RV(remove).
   - Reads no model claim when every Harbor-sourced model has a result in O(storage_results) that carries the claim's
     annotations (C(claim_annotations)); otherwise lists the model claims once (by the collection's labels) and reads
     one by one only the claims of the models without such a result that the list did not return.
@@ -28,8 +33,8 @@ description:
     the serving pods; then decides which releases go to Helm from the digest recorded for each (chart, values with the
     chart mark, and the digest of O(post_renderer)'s file for llm-d-infra) - module_utils/stack/release_digest.py.
   - The live records are every record, or in check mode those whose namespace exists (nothing can be dry-run in a
-    namespace that does not exist); RV(releases), RV(repairs), RV(gateways), RV(apply), RV(remove), RV(prune) and
-    RV(endpoints) hold only theirs, RV(render) every record's.
+    namespace that does not exist); RV(releases), RV(repairs), RV(gateways), RV(apply), RV(uninstall), RV(remove),
+    RV(prune) and RV(endpoints) hold only theirs, RV(render) every record's.
   - An object is due for the apply when it is missing or lacks a field its definition sets, with the same value (fields
     the server adds do not count); a field edited on the cluster makes it due again.
   - Changes nothing, in check mode too.
@@ -50,7 +55,8 @@ options:
     required: true
     version_added: 0.1.0
   charts:
-    description: C(infra), C(gaie), C(modelservice) to their C(ref), C(repo), C(version), as the releases install them.
+    description: C(infra), C(gaie), C(modelservice) (the seed's stack) and C(router) (llm-d v0.10) to their C(ref),
+      C(repo), C(version), as the releases install them; only the charts of the records' stacks are needed.
     type: dict
     required: true
     version_added: 0.1.0
@@ -76,8 +82,8 @@ options:
     version_added: 0.1.0
   post_renderer:
     description:
-      - The post-renderer program of the llm-d-infra releases, as a path; its file's digest goes into their release
-        digest, and RV(post_renderer) says how each Helm call gives it to the Helm found (Helm 3 takes the path,
+      - The post-renderer program of the llm-d-infra and llm-d-router releases (RV(post_rendered)), as a path; its
+        file's digest goes into their release digest, and RV(post_renderer) says how each Helm call gives it to the Helm found (Helm 3 takes the path,
         Helm 4 the plugin in O(post_renderer_plugins)).
     type: path
     version_added: 0.1.0
@@ -144,10 +150,12 @@ render:
   elements: dict
 releases:
   description:
-    - Per chart key (C(infra), C(gaie), C(modelservice)), the live records' releases that go to Helm, each with
+    - Per chart key of every stack (C(infra), C(gaie), C(modelservice), C(router)), the live records' releases that
+      go to Helm (each record's of its own stack), each with
       C(slug), C(model), C(namespace), C(name) (the release), C(chart), C(ref), C(repo), C(version), C(values) (with
       the chart mark C(global.aipsChartMark)), the M(kubernetes.core.helm) options of its state (C(force) or
-      C(server_side), from RV(helm)'s C(apply); a failed or pending release is forced), C(post_renderer) (llm-d-infra),
+      C(server_side), from RV(helm)'s C(apply); a failed or pending release is forced), C(post_renderer) (llm-d-infra
+      and llm-d-router),
       C(label), C(failure) (the model, chart and namespace a failure line starts with), C(digest) and C(record) (the
       release digest and the metadata of the ConfigMap it is recorded in after the deploy, with the revision Helm
       deployed), and C(plan_record), the fields of its plan record that M(ai_platform.serving.serving_stack_render)
@@ -161,19 +169,51 @@ repairs:
   returned: always
   type: list
   elements: dict
+post_rendered:
+  description: The chart keys whose releases take O(post_renderer) (C(infra), C(router)); the role gives their Helm
+    calls the post-renderer's environment.
+  returned: always
+  type: list
+  elements: str
 gateways:
-  description: The gateway ExternalName Services of the live records that are missing or differ on the cluster.
+  description: The gateway ExternalName Services of the live seed records that are missing or differ on the cluster,
+    applied between the llm-d-infra and GAIE releases; not those of llm-d v0.10 records nor of seed records moving
+    back (their endpoint switches in RV(apply), after their releases).
   returned: always
   type: list
   elements: dict
 apply:
-  description: Every object of the live records' stacks (gateway Services, HTTPRoutes, embeddings Services) missing or
-    different on the cluster.
+  description:
+    - Every object of the live records' stacks (gateway Services, HTTPRoutes, embeddings Services, llm-d v0.10
+      model-server objects) missing or different on the cluster, in record order and, per record, as its stack spec
+      lists them (llm-d v0.10 - the model-server objects, then the gateway Service).
+    - Applied in this order with each definition waited for (at most RV(apply_wait) seconds), so that a model moving
+      to llm-d v0.10 has its endpoint switched only once its new Deployments are Available.
+  returned: always
+  type: list
+  elements: dict
+apply_wait:
+  description: The wait of the apply, in seconds - O(helm_timeout) as seconds (600 when it is no Go duration).
+  returned: always
+  type: int
+uninstall:
+  description:
+    - The releases of the other stack that C(helm list) shows in a live record's namespace (a model that moved) - for
+      an llm-d v0.10 record the seed's C(ms-), C(gaie-), C(infra-) releases in that order, for a seed record
+      C(router-<slug>) - each with C(slug), C(model), C(namespace), C(name), C(chart), C(stack) (the stack it is of),
+      C(label), C(failure) (the start of the failure line) and C(record) (the metadata of the model's release-digest
+      ConfigMap).
+    - Uninstalled after RV(apply). The key such a release leaves in the ConfigMap is never trusted again (a digest
+      counts only for a release Helm lists deployed at the recorded revision).
   returned: always
   type: list
   elements: dict
 remove:
-  description: The retired objects of the live records that exist on the cluster.
+  description:
+    - The retired objects of the live records that exist on the cluster (an llm-d v0.10 record, the seed's HTTPRoute
+      and gateway-defaults ConfigMap), and for a seed record whose llm-d v0.10 router release is still listed (a
+      move back) its v0.10 model-server objects (listed by label).
+    - Removed after RV(uninstall).
   returned: always
   type: list
   elements: dict
@@ -185,7 +225,8 @@ prune:
   type: list
   elements: dict
 endpoints:
-  description: Per live slug, how clients reach the model (C(namespace), C(kind), C(name), C(endpoint)).
+  description: Per live slug, how clients reach the model (C(namespace), C(kind), C(name), C(endpoint)) - the
+    HTTPRoute or embeddings Service, or for an llm-d v0.10 generative model the gateway Service C(llmd-gateway-<slug>).
   returned: always
   type: dict
 unchanged:
@@ -209,9 +250,9 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.stack import h
 from ansible_collections.ai_platform.serving.plugins.module_utils.k8s.runner import _dict, live_objects, run_module
 
 try:
-    from kubernetes.dynamic.exceptions import NotFoundError
+    from kubernetes.dynamic.exceptions import NotFoundError, ResourceNotFoundError
 except ImportError:  # handled by AnsibleK8SModule's requirement check
-    NotFoundError = Exception
+    NotFoundError = ResourceNotFoundError = Exception
 
 
 def argspec():
@@ -288,6 +329,25 @@ def model_claims(client, records):
     return claims
 
 
+def leftovers(client, queries):
+    """``{slug: [object]}``: the llm-d v0.10 model-server objects of the models that moved back to the seed's stack
+    (state.leftover_queries: one list per kind and such model, by label); no call without such a model. A kind the
+    cluster does not serve lists nothing."""
+    found = {}
+    for query in queries:
+        for api_version, kind in query["kinds"]:
+            try:
+                resource = client.resource(kind, api_version)
+                items = (_dict(client.get(resource, namespace=query["namespace"],
+                                          label_selector=",".join(query["selector"]))) or {}).get("items") or []
+            except (NotFoundError, ResourceNotFoundError):
+                items = []
+            found.setdefault(query["slug"], []).extend(
+                dict(item, apiVersion=item.get("apiVersion") or api_version, kind=item.get("kind") or kind)
+                for item in items)
+    return found
+
+
 def namespace_names(client):
     """The names of the namespaces on the cluster (one list)."""
     return [(item.get("metadata") or {}).get("name")
@@ -326,15 +386,17 @@ def execute_module(module, client):
     records, specs = params["records"], params["specs"]
     facts = helm_facts(module)
     namespaces = namespace_names(client) if module.check_mode else None
-    objects, retired = state.stack_objects(dict((r["slug"], specs[r["slug"]])
-                                                for r in state.live_records(records, namespaces)))
+    live = state.live_records(records, namespaces)
+    objects, retired = state.stack_objects(dict((r["slug"], specs[r["slug"]]) for r in live))
+    helm_list = helm_releases(module, facts["helm"]["major"])
     read = dict(
-        helm_list=helm_releases(module, facts["helm"]["major"]),
+        helm_list=helm_list,
         digest_maps=selected(client, "ConfigMap", "v1", "release_digests"),
         claims=model_claims(client, state.claims_to_read(records, params["storage_results"])),
         live=live_objects(client, [d for group in (objects, retired) for ds in group.values() for d in ds]),
         namespaces=namespaces,
         apply_options=facts["helm"]["apply"],
+        leftovers=leftovers(client, state.leftover_queries(live, helm_list)),
     )
     result = state.decide(records, specs, params["charts"], read, params["storage_results"], params["keep"],
                           (facts.get("post_renderer") or {}).get("arg"), file_digest(module, params["post_renderer"]),

@@ -50,6 +50,8 @@ options:
         C(slug), C(chart), C(name) and C(values) (the chart mark merged in); instead of O(specs), O(select) and O(marks).
       - An item's C(plan_record) (the part of its plan record the checks read) stands for its record in O(records),
         its C(ref), C(repo) and C(version) for its chart in O(charts); serving_stack_info's items carry both.
+      - An item with C(objects) (chart C(modelserver), the objects of an llm-d v0.10 model server) is not rendered
+        but checked as it is, like the rendered pods.
     type: list
     elements: dict
     version_added: 0.1.0
@@ -129,7 +131,7 @@ options:
     type: bool
     default: true
   return_manifests:
-    description: Return the rendered manifests (text) per model and chart in RV(manifests).
+    description: Return the rendered manifests (text) per model and chart in RV(manifests), and RV(files).
     type: bool
     default: false
   workers:
@@ -163,8 +165,18 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+files:
+  description:
+    - With O(return_manifests), what C(playbooks/render.yml) writes, one entry per file; C(path) is
+      C(<slug>/<chart>.yaml) (the manifests) or C(<slug>/<chart>-values.yaml) (the values rendered with); the
+      llm-d v0.10 model server's objects are C(<slug>/modelserver.yaml).
+  returned: when return_manifests
+  type: list
+  elements: dict
+  version_added: 0.1.0
 rendered:
-  description: C(<slug>/<chart>) of every release rendered.
+  description: C(<slug>/<chart>) of every release rendered (and C(<slug>/modelserver), the objects of an llm-d v0.10
+    model server, checked as they are applied).
   returned: always
   type: list
   elements: str
@@ -202,6 +214,8 @@ import os
 import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
+
+from ansible.module_utils.common.yaml import yaml_dump_all
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.args_common import k8s_auth_argspec
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import helm_compat, render
@@ -282,9 +296,13 @@ def render_all(module, kube_version):
     """``(rendered {slug: {chart: docs}}, texts, failures, values, records)`` of the selected releases (records:
     one per model rendered, O(records)' or those the release items carry)."""
     params = module.params
+    object_jobs = []  # (record, objects): the v0.10 model servers, checked as they are applied (no helm)
     if params["releases"] is not None:
+        items = [item for item in params["releases"] if "objects" not in item]
         try:
-            jobs = render.release_jobs(params["records"], params["releases"], params["charts"])
+            jobs = render.release_jobs(params["records"], items, params["charts"])
+            object_jobs = render.object_jobs(params["records"], [item for item in params["releases"]
+                                                                 if "objects" in item])
         except (KeyError, ValueError) as exc:
             module.fail_json(msg="releases: %s" % exc)
     elif params["specs"] is None or params["records"] is None or params["charts"] is None:
@@ -293,6 +311,7 @@ def render_all(module, kube_version):
     else:
         jobs = [job + (params["charts"].get(job[1]),)
                 for job in render.releases(params["records"], params["specs"], params["select"], params["marks"])]
+        object_jobs = render.spec_object_jobs(params["records"], params["specs"], params["select"])
     env = _environment(params)
     renderer, renderer_env = post_renderer(module, env) if jobs else (None, {})
     env.update(renderer_env)
@@ -336,7 +355,11 @@ def render_all(module, kube_version):
         rendered.setdefault(slug, {})[chart] = docs
         texts.setdefault(slug, {})[chart] = out
         values.setdefault(slug, {})[chart] = chart_values
-    return rendered, texts, failures, values, render.job_records(jobs)
+    for record, objects in object_jobs:
+        rendered.setdefault(record["slug"], {})[render.MODELSERVER] = objects
+        texts.setdefault(record["slug"], {})[render.MODELSERVER] = yaml_dump_all(objects, default_flow_style=False)
+    records = render.job_records(jobs + [(record,) for record, _objects in object_jobs])
+    return rendered, texts, failures, values, records
 
 
 def cluster_version(client):
@@ -394,6 +417,7 @@ def finish(module, outcome, kube_version, client=None):
     )
     if params["return_manifests"]:
         result["manifests"] = texts
+        result["files"] = render.output_files(texts, values)
     if failures or problems:
         module.fail_json(msg="\n".join(failures + problems), **result)
     module.exit_json(**result)

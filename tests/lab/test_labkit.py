@@ -103,10 +103,8 @@ def test_helm_diff_is_installed_as_the_diff_plugin_and_not_on_path(tmp_path):
     binary = tmp_path / "bin" / "helm-diff"
     binary.parent.mkdir()
     binary.write_text("#!/bin/sh\n")
-    components = dict((c.name, c) for c in build.components(
-        {"KUBERNETES_VERSION": "v1.33.13", "KUBERNETES_STAGING_VERSION": "v0.33.13", "ETCD_VERSION": "v3.5.35",
-         "HELM_VERSION": "v3.19.5", "HELM4_VERSION": "v4.3.2", "HELM_DIFF_VERSION": "v3.13.2", "ORAS_VERSION": "v1.3.1",
-         "COREDNS_VERSION": "v1.12.1", "GAIE_VERSION": "v1.2.0", "LOCAL_PATH_PROVISIONER_VERSION": "v0.0.30"}))
+    # the lab's own pinned versions (lab/versions.env): every component the lab builds
+    components = dict((c.name, c) for c in build.components(load_versions()))
     # linked into the lab's bin as helm-diff, never as "diff" (coreutils' diff stays first on PATH)
     assert components["helm-diff"].binaries() == ("helm-diff",)
     # Helm 4 beside Helm 3 under its own name: `helm` stays Helm 3

@@ -54,11 +54,38 @@ GENERATED = {
 }
 
 
+def modelserver_objects(slug, replicas=None):
+    """A model server of the llm-d v0.10 stack as plain objects: Deployment <slug>-decode and its ServiceAccount."""
+    labels = {"llm-d.ai/role": "decode", "llm-d.ai/guide": slug}
+    spec = {"selector": {"matchLabels": labels}, "template": {"metadata": {"labels": labels}, "spec": {
+        "serviceAccountName": slug + "-sa",
+        "containers": [{"name": "modelserver", "image": "docker.io/vllm/vllm-openai:v0.30.0",
+                        "command": ["vllm", "serve"], "args": ["org/m"], "ports": [{"containerPort": 8000}]}]}}}
+    if replicas is not None:
+        spec["replicas"] = replicas
+    return [{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": slug + "-decode"}, "spec": spec},
+            {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": slug + "-sa"}}]
+
+
+def _write_manifests(path, sub, documents):
+    """``modelserver-<slug>/``'s files: ``documents`` a list of objects (one manifests.yaml), a text (written as
+    manifests.yaml) or ``{file name: list or text}``; None: the default model server of the slug."""
+    if documents is None:
+        documents = modelserver_objects(sub[len("modelserver-"):])
+    if not isinstance(documents, dict):
+        documents = {"manifests.yaml": documents}
+    for name, content in documents.items():
+        with open(os.path.join(path, name), "w") as handle:
+            handle.write(content if isinstance(content, str) else yaml.safe_dump_all(content))
+
+
 def make_models_tree(base, case):
     """Create models/<category>/<name>/<sub>/values.yaml under ``base``; return the models dir.
 
     ``values`` are dumped as YAML; ``raw_values`` are written as given (or generated, GENERATED);
     ``links`` make values.yaml a symlink to a file ``outside`` the models tree holding the given text.
+    A ``modelserver-<slug>`` sub-folder (llm-d v0.10) gets manifest files instead: ``manifests`` maps
+    ``"<folder>/<sub>"`` to its documents (_write_manifests), default a valid Deployment and ServiceAccount.
     """
     models_dir = os.path.join(str(base), "models")
     os.makedirs(models_dir, exist_ok=True)
@@ -72,6 +99,9 @@ def make_models_tree(base, case):
             key = "%s/%s" % (model_folder, sub)
             values = os.path.join(path, "values.yaml")
             if key in skip:
+                continue
+            if sub.startswith("modelserver-"):
+                _write_manifests(path, sub, (case.get("manifests") or {}).get(key))
                 continue
             if key in links:
                 outside = os.path.join(str(base), "outside-%s.yaml" % sub)
@@ -155,6 +185,7 @@ def expected_names(slug, embedder):
         "embeddings_service": "ms-%s-embeddings" % slug,
         "gateway_service": "llmd-gateway-" + slug, "gateway_defaults": "gateway-defaults-" + slug,
         "epp_service": ("gaie-" + slug)[:40] + "-epp",
+        "router_release": "router-" + slug, "router_epp": ("router-" + slug)[:40] + "-epp",
         "harbor_pull_secret": "harbor-creds",
     }
 

@@ -124,6 +124,22 @@ class Site(object):
                     text = handle.read().replace(lab_slug, slug)
             with open(path, "w") as handle:
                 handle.write(text)
+        if lab_values:
+            self.copy_v010_folders(category, name, slug)
+
+    def copy_v010_folders(self, category, name, slug):
+        """The lab model's llm-d v0.10 pair (router-<slug>/, modelserver-<slug>/) of ``category`` under this slug,
+        beside its seed pair (a model moves between the stacks with aips_serving_stack)."""
+        folder, lab_slug = LAB_VALUES[category]
+        for prefix in ("router", "modelserver"):
+            source = os.path.join(ROOT, "models", category, folder, "%s-%s" % (prefix, lab_slug))
+            target = os.path.join(self.models_dir, category, name, "%s-%s" % (prefix, slug))
+            os.makedirs(target, exist_ok=True)
+            for entry in sorted(os.listdir(source)):
+                with open(os.path.join(source, entry)) as handle:
+                    text = handle.read().replace(lab_slug, slug)
+                with open(os.path.join(target, entry), "w") as handle:
+                    handle.write(text)
 
     def artifact_source(self, **extra):
         """The modelSource of a model on the site's artifact, its hostPath on the lab node."""
@@ -290,12 +306,15 @@ class Stack(Site):
             return set()
         return set(item["metadata"]["labels"]["name"] for item in json.loads(out.stdout)["items"])
 
-    def query(self, url):
-        """GET url from a pod in the default namespace (another namespace than the model's): the pod's exit
-        code and its log. Not `kubectl run -i --rm`: its attach can miss the output of a pod that ends first
+    def query(self, url, post=None):
+        """GET url (POST the JSON text ``post``) from a pod in the default namespace (another namespace than the
+        model's): the pod's exit code and its log. Not `kubectl run -i --rm`: its attach can miss the output of a pod that ends first
         (a CI run saw rc 0 and an empty answer), so the pod runs to its end and its log is read after."""
         name = "sst-query-%s" % uuid.uuid4().hex[:6]
-        self.kube.apply(pod(name, "%s/images-infra/library/busybox:1.35.0" % HARBOR, ["wget", "-qO-", url],
+        argv = ["wget", "-qO-", url]
+        if post is not None:
+            argv += ["--header", "Content-Type: application/json", "--post-data", post]
+        self.kube.apply(pod(name, "%s/images-infra/library/busybox:1.35.0" % HARBOR, argv,
                             pull_secret="sst-pull"), namespace="default")
         try:
             def ended():
@@ -304,7 +323,7 @@ class Stack(Site):
                 return state.get("terminated")
             terminated = self.kube.wait_for("query pod %s to end" % name, ended, timeout=180)
             return subprocess.CompletedProcess(
-                ["wget", "-qO-", url], terminated.get("exitCode", 1), self.kube.logs("default", name),
+                argv, terminated.get("exitCode", 1), self.kube.logs("default", name),
                 "" if terminated.get("exitCode") == 0 else self.kube.describe("pod", name, "default"))
         finally:
             self.kube.run("delete", "pod", name, "-n", "default", "--wait=false", "--ignore-not-found", check=False)

@@ -42,7 +42,60 @@ def test_lab_images_are_the_image_plans(lab):
         "docker.io/michaelf34/infinity": (
             harbor + "/images-shaide/michaelf34/infinity:" + versions["INFINITY_STANDIN_TAG"],
             "docker.io/michaelf34/infinity:" + versions["INFINITY_STANDIN_TAG"]),
+        # llm-d v0.10's router: stand-ins under the tags the router chart pins
+        "ghcr.io/llm-d/llm-d-router-endpoint-picker": (
+            harbor + "/images-shaide/llm-d/llm-d-router-endpoint-picker:" + versions["ROUTER_EPP_TAG"],
+            "ghcr.io/llm-d/llm-d-router-endpoint-picker:" + versions["ROUTER_EPP_TAG"]),
+        "docker.io/envoyproxy/envoy": (
+            harbor + "/images-shaide/envoyproxy/envoy:" + versions["ROUTER_ENVOY_TAG"],
+            "docker.io/envoyproxy/envoy:" + versions["ROUTER_ENVOY_TAG"]),
     }
+
+
+def test_the_router_images_are_tagged_as_the_chart_pins_them(lab):
+    """The router chart's defaults name these tags; the lab builds other software under them (stand-ins)."""
+    _images, versions = lab
+    assert versions["ROUTER_EPP_TAG"] == "v0.10.0"
+    assert versions["ROUTER_ENVOY_TAG"] == "distroless-v1.33.2"
+    assert versions["ROUTER_EPP_STANDIN_GAIE_VERSION"] == "v1.5.0"
+    assert versions["GAIE_VERSION"] == "v1.2.0"  # the seed's EPP stays as it is
+
+
+def _lab_images(images, versions, tmp_path, monkeypatch):
+    """lab_images with stand-in binaries and root fs builds that write nothing outside tmp_path."""
+    bins = {}
+    for name in ("pause", "oras", "epp", "epp-router", "inference-sim-standin", "envoy"):
+        bins[name] = tmp_path / name
+        bins[name].write_bytes(name.encode())
+    rootfs = tmp_path / "rootfs"
+    (rootfs / "usr" / "local" / "bin").mkdir(parents=True)
+    (rootfs / "usr" / "local" / "bin" / "envoy").write_bytes(b"envoy")
+    monkeypatch.setattr(images.build, "build_envoy_standin_rootfs", lambda *args: rootfs)
+    monkeypatch.setattr(images.build, "build_infinity_standin_rootfs", lambda *args: rootfs)
+    monkeypatch.setenv("AIPS_LAB_DIR", str(tmp_path / "lab"))
+    monkeypatch.setattr(images, "busybox_layer", lambda ca_cert: images.oci.Layer())
+    ca = tmp_path / "ca.crt"
+    ca.write_text("CA")
+    return dict((i.cloud_name.rsplit(":", 1)[0], i) for i in images.lab_images(versions, bins, ca))
+
+
+def test_the_router_epp_image_is_the_gaie_standin_binary(lab, tmp_path, monkeypatch):
+    images, versions = lab
+    image = _lab_images(images, versions, tmp_path, monkeypatch)["ghcr.io/llm-d/llm-d-router-endpoint-picker"]
+    assert image.entrypoint == ("/epp",)
+    assert image.layers[-1].files["epp"] == (0o755, b"epp-router")  # not the seed's GAIE_VERSION `epp`
+
+
+def test_the_envoy_image_runs_the_pinned_binary_as_nonroot(lab, tmp_path, monkeypatch):
+    images, versions = lab
+    image = _lab_images(images, versions, tmp_path, monkeypatch)["docker.io/envoyproxy/envoy"]
+    # as the upstream image: `envoy` on PATH (the chart's command), the default config as arguments
+    assert image.entrypoint == ("/usr/local/bin/envoy",)
+    assert image.cmd == ("-c", "/etc/envoy/envoy.yaml")
+    assert image.user == "65532:65532"
+    assert image.layers[0].files["usr/local/bin/envoy"][1] == b"envoy"
+    assert "bin/busybox" not in image.layers[0].files  # distroless: no shell
+    assert image.layers[1].files["etc/ssl/certs/ca-certificates.crt"] == (0o644, b"CA")
 
 
 def test_an_image_named_after_its_plan_record(lab):

@@ -30,7 +30,8 @@ except ImportError:  # render_group_vars says it needs PyYAML
 from ansible.module_utils.common.text.converters import to_text
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan import safe_yaml
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan.schema import CATEGORIES, MODEL_FIELDS, SOURCE_FIELDS
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.schema import CATEGORIES, SOURCE_FIELDS
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.schema import SEED_MODEL_FIELDS as MODEL_FIELDS
 
 PROJECT = "app-serving"
 

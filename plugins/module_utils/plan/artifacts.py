@@ -91,14 +91,25 @@ def _stack_charts(settings, problems):
         return {}, None
 
 
-def _unset_keys(charts):
-    return [key for key in stacks.chart_keys() if not isinstance(charts.get(key), dict) or not charts[key].get("ref")]
+def _serving_keys(serving):
+    """The chart keys that must be set: ``serving`` as the set of chart keys the records' stacks install, or
+    ``True`` for the seed stack's (the default stack)."""
+    if serving is True:
+        return set(stacks.chart_keys())
+    return set(serving or ())
+
+
+def _unset_keys(charts, serving=True):
+    keys = _serving_keys(serving)
+    return [key for key in stacks.all_chart_keys() if key in keys
+            and (not isinstance(charts.get(key), dict) or not charts[key].get("ref"))]
 
 
 def plan_artifacts(settings, lock, serving, image_records=None):
     """``(artifacts, problems)`` of the cleaned settings (images, chart_mirrors, charts, harbor_hostname,
-    cloud_provider, allow_unpinned, lock_file) and the parsed ``lock``. ``serving``: the plan has models to
-    serve, so the chart plan must be whole and, on-prem unless allowed, pinned. ``image_records``: the image
+    cloud_provider, allow_unpinned, lock_file) and the parsed ``lock``. ``serving``: the chart keys the plan's
+    models install (their stacks'; ``True``: the default stack's), which must be set and, on-prem unless allowed,
+    pinned; empty: no model to serve. ``image_records``: the image
     plan of the images with the lock's pins built already (plan/task.py:plan_result), taken as ``images``;
     None: built here (and a refused images list is a problem)."""
     problems = []
@@ -131,7 +142,7 @@ def plan_artifacts(settings, lock, serving, image_records=None):
                                   version=str(chart.get("version") or "")))
                        for key, chart in pinned.items())
     if serving and source:
-        unset = _unset_keys(charts)
+        unset = _unset_keys(charts, serving)
         field = setting_field("charts") if source == "aips_charts" else setting_field("chart_mirrors")
         for key in unset:
             problems.append(Problem(CLUSTER, "%s.%s" % (field, key), charts.get(key),
@@ -140,7 +151,8 @@ def plan_artifacts(settings, lock, serving, image_records=None):
                                     % (setting_field("charts"), key, key, setting_field("chart_mirrors"), key)))
         if settings.get("cloud_provider") == "on-prem" and not settings.get("allow_unpinned"):
             for message in image_plan.unpinned_chart_problems(
-                    [item for item in unpinned if item[0] not in unset], settings.get("lock_file")):
+                    [item for item in unpinned if item[0] not in unset and item[0] in _serving_keys(serving)],
+                    settings.get("lock_file")):
                 problems.append(Problem(CLUSTER, setting_field("lock_file"), None, message.split(". Fix: ")[0],
                                         message.split(". Fix: ", 1)[1]))
     return dict(images=images, image_pins=pins, charts=planned, helm_charts=helm_charts,

@@ -24,12 +24,13 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.plan import so
 from ansible_collections.ai_platform.serving.plugins.module_utils import naming
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan import inputs as plan_inputs
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan import safe_yaml
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan import stack_inputs
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan.checks import (
     CLUSTER, VARIABLE_PREFIX, Problem, check_collisions, check_namespace, check_pull_image, check_settings,
     check_sync, check_values_policy, setting_field)
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan.schema import (
-    ACCESS_MODES, ACCESS_RWO, ACCESS_RWX, CATEGORIES, MODEL_FIELDS, SOURCE_FIELDS, STORAGE_CLAIM, STORAGE_HARBOR,
-    STORAGE_NONE)
+    ACCESS_MODES, ACCESS_RWO, ACCESS_RWX, CATEGORIES, DEFAULT_STACK, MODEL_FIELDS, SOURCE_FIELDS, STACK_NAMES,
+    STORAGE_CLAIM, STORAGE_HARBOR, STORAGE_NONE, V010_STACK)
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import reference
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import chart_facts
 
@@ -65,7 +66,10 @@ class _ModelChecker(object):
         name = entry.get("name") if isinstance(entry, dict) else None
         self.label = "%s/%s" % (category, name if isinstance(name, str) and name else "#%d" % index)
         self.ok = True
-        self.values = {}  # chart (gaie, ms) -> the parsed values file
+        # values_files key -> what the plan read: gaie, ms -> the parsed values files (the seed's stack); router ->
+        # the parsed router values, modelserver -> the model server's objects (a list; llm-d v0.10)
+        self.values = {}
+        self.stack = DEFAULT_STACK
 
     def fail(self, field, value, problem, fix, severity="error"):
         self.problems.append(Problem(self.label, field, value, problem, fix, severity))
@@ -93,6 +97,9 @@ class _ModelChecker(object):
         if unknown:
             self.fail("entry", unknown, "unknown model fields",
                       "use only %s (field names are case-sensitive)" % ", ".join(MODEL_FIELDS))
+        self.stack = self._stack()
+        if self.stack is None:
+            return None
         name = entry.get("name")
         if not isinstance(name, str) or not name or "/" in name or name in (".", ".."):
             self.fail("name", name, "name must be the model's folder name under models/%s/" % self.category,
@@ -115,12 +122,34 @@ class _ModelChecker(object):
             return None
         names = naming.resource_names(slug, namespace, release)
         self._check_name_limits(names)
+        if self.stack == V010_STACK:
+            self._read_modelserver(model_dir, slug, names)
         for field, value, problem, fix in check_namespace(names["namespace"], bool(namespace), self.settings):
             self.fail(field, value, problem, fix)
         storage = self._storage(slug, names)
         if not self.ok:
             return None
         return self._record(name, slug, model_dir, names, node_selector, storage)
+
+    def _stack(self):
+        """The model's stack: its ``stack`` field, else aips_serving_stack, else the seed's (DEFAULT_STACK); an
+        unknown name is a problem of the model (None: nothing else is checked); an unknown site default is
+        reported once, by build_plan, and the model is checked as the seed's."""
+        value = self.entry.get("stack")
+        if value is None:
+            site = self.settings.get("serving_stack")
+            return site if site in STACK_NAMES else DEFAULT_STACK
+        if value not in STACK_NAMES:
+            self.fail("stack", value, "unknown serving stack", "set stack to one of %s, or remove it to use %s"
+                      % (", ".join(STACK_NAMES), setting_field("serving_stack")))
+            return None
+        return value
+
+    def _stack_fix(self, fix):
+        """``fix`` prefixed, for the llm-d v0.10 stack, with where the model's stack came from."""
+        if self.stack == DEFAULT_STACK:
+            return fix
+        return "the model's stack is %s (%s / stack): %s" % (self.stack, setting_field("serving_stack"), fix)
 
     def _node_selector(self):
         selector = self.entry.get("nodeSelector") or {}
@@ -154,23 +183,32 @@ class _ModelChecker(object):
         return value
 
     def _slug(self, model_dir):
+        first, second = naming.STACK_FOLDERS[self.stack]
         if not os.path.isdir(model_dir):
-            self.fail("name", self.entry["name"], "no model folder %s" % model_dir,
-                      "create %s/gaie-<slug>/values.yaml and %s/ms-<slug>/values.yaml, or fix the name"
-                      % (model_dir, model_dir))
+            if self.stack == DEFAULT_STACK:
+                fix = ("create %s/gaie-<slug>/values.yaml and %s/ms-<slug>/values.yaml, or fix the name"
+                       % (model_dir, model_dir))
+            else:
+                fix = self._stack_fix("create %s/router-<slug>/values.yaml and %s/modelserver-<slug>/ (a "
+                                      "kustomization.yaml or manifest files), or fix the name" % (model_dir, model_dir))
+            self.fail("name", self.entry["name"], "no model folder %s" % model_dir, fix)
             return None
-        slug, folder_problems = naming.slug_from_folders(_list_subdirs(model_dir))
+        slug, folder_problems = naming.slug_from_folders(_list_subdirs(model_dir), self.stack)
         for problem in folder_problems:
             self.fail("folders", model_dir, problem,
-                      "keep exactly one gaie-<slug>/ and one ms-<slug>/ folder with the same slug")
+                      self._stack_fix("keep exactly one %s<slug>/ and one %s<slug>/ folder with the same slug"
+                                      % (first, second)))
         if slug is None:
             return None
         # the length is checked once, against every derived name, by _slug_fits
         why = naming.slug_problem(slug[:naming.SLUG_MAX])
         if why:
-            self.fail("slug", slug, why, "rename gaie-%s/ and ms-%s/ to a slug of lowercase letters, digits "
-                      "and '-'" % (slug, slug))
+            self.fail("slug", slug, why, "rename %s%s/ and %s%s/ to a slug of lowercase letters, digits "
+                      "and '-'" % (first, slug, second, slug))
             return None
+        if self.stack == V010_STACK:
+            self._read_router(model_dir, slug)
+            return slug
         for chart, prefix in (("gaie", naming.GAIE_PREFIX), ("ms", naming.MS_PREFIX)):
             values = os.path.join(model_dir, prefix + slug, "values.yaml")
             if not os.path.isfile(values):
@@ -179,6 +217,51 @@ class _ModelChecker(object):
                 continue
             self.values[chart] = self._read_values(chart, values)
         return slug
+
+    def _read_router(self, model_dir, slug):
+        """llm-d v0.10: router-<slug>/values.yaml, parsed and checked for what the router chart refuses."""
+        path = os.path.join(model_dir, naming.ROUTER_PREFIX + slug, "values.yaml")
+        if not os.path.isfile(path):
+            self.fail("folders", path, "the router values file is missing",
+                      self._stack_fix("create %s (the llm-d-router chart's values, router.*; it may hold only {})"
+                                      % path))
+            return
+        values = self._read_values("router", path)
+        if values is None:
+            return
+        for key, problem, fix in stack_inputs.router_values_problems(values):
+            self.fail("values_files.router", key, "%s: %s" % (path, problem), fix)
+        self.values["router"] = values
+
+    def _read_modelserver(self, model_dir, slug, names):
+        """llm-d v0.10: the objects of modelserver-<slug>/ (kubectl kustomize, or the manifest files), checked."""
+        directory = os.path.join(model_dir, naming.MODELSERVER_PREFIX + slug)
+        try:
+            objects = stack_inputs.read_modelserver(directory, root=self.settings["models_dir"],
+                                                    kubectl_binary=self.settings.get("kubectl_binary"),
+                                                    kubectl_field=setting_field("kubectl_binary"))
+        except stack_inputs.ModelServerError as exc:
+            self.fail(exc.field, exc.value, exc.reason, exc.fix)
+            return
+        seed_fullname = self._seed_fullname(model_dir, slug)
+        for key, problem, fix in stack_inputs.modelserver_problems(objects, slug, names, seed_fullname):
+            self.fail("values_files.modelserver", key, "%s: %s" % (directory, problem), fix)
+        self.values["modelserver"] = objects
+
+    def _seed_fullname(self, model_dir, slug):
+        """The seed's model server name when the folder still holds ``ms-<slug>/values.yaml`` with a
+        ``fullnameOverride`` (llm-d-modelservice names its Deployments ``<fullname>-decode``): a model that moves
+        keeps the seed's objects until the move ends, so the v0.10 objects may not take those names. None
+        otherwise (unreadable: the seed's own plan says so when the model is on it)."""
+        path = os.path.join(model_dir, naming.MS_PREFIX + slug, "values.yaml")
+        if not os.path.isfile(path):
+            return None
+        try:
+            values = safe_yaml.load_file(path, root=self.settings["models_dir"])
+        except safe_yaml.YamlFileError:
+            return None
+        name = values.get("fullnameOverride") if isinstance(values, dict) else None
+        return name if isinstance(name, str) and name else None
 
     def _read_values(self, chart, path):
         """The parsed values file (safe_yaml: size, alias, depth limits, no link out of the models tree)."""
@@ -196,8 +279,11 @@ class _ModelChecker(object):
         return values
 
     def _limited_keys(self):
-        keys = ["namespace", "infra_release", "gaie_release", "ms_release", "gateway",
-                "gateway_service", "gateway_defaults"]
+        if self.stack == V010_STACK:  # no Gateway nor seed releases of its own: the router release binds
+            keys = ["namespace", "router_release", "gateway_service", "gateway_defaults"]
+        else:
+            keys = ["namespace", "infra_release", "gaie_release", "ms_release", "gateway",
+                    "gateway_service", "gateway_defaults"]
         keys.append(naming.routing_kind(self.category == "embedder"))
         if self.entry.get("modelSource"):
             keys.extend(["pvc", "pv", "pull_job", "clear_job", "prune_job"])
@@ -216,7 +302,9 @@ class _ModelChecker(object):
             why = ("the slug has %d characters, at most %d are allowed for this model: the %s name '%s' "
                    "would have %d characters, over the limit of %d (%s)"
                    % (len(slug), limit, what, example, len(example), name_limit, reason))
-        fix = "rename gaie-%s/ and ms-%s/ to a slug of at most %d characters" % (slug, slug, limit)
+        first, second = naming.STACK_FOLDERS[self.stack]
+        fix = self._stack_fix("rename %s%s/ and %s%s/ to a slug of at most %d characters"
+                              % (first, slug, second, slug, limit))
         if key in ("infra_release", "gateway"):
             fix += ", or set releaseName (the Gateway is named after it)"
         elif key == "namespace":
@@ -393,11 +481,15 @@ class _ModelChecker(object):
         if node:
             return dict(node_selector or {}, **{HOSTNAME_LABEL: node})
         if storage.get("access_mode") == ACCESS_RWO:
+            v010 = self.stack == V010_STACK
             self.fail("modelSource.accessMode", storage.get("access_mode"),
-                      "%d replicas (decode + prefill in ms-<slug>/values.yaml) would share a ReadWriteOnce claim, "
-                      "which only one node can mount: the replicas scheduled elsewhere never start" % replicas,
+                      "%d replicas (%s) would share a ReadWriteOnce claim, "
+                      "which only one node can mount: the replicas scheduled elsewhere never start"
+                      % (replicas, "the Deployments' spec.replicas in modelserver-<slug>/" if v010
+                         else "decode + prefill in ms-<slug>/values.yaml"),
                       "set modelSource.accessMode: ReadWriteMany with a storageClass that offers it (NFS, Longhorn, "
-                      "EFS, Filestore, Azure Files), or serve one replica (decode.replicas: 1, no prefill)")
+                      "EFS, Filestore, Azure Files), or serve one replica (%s)"
+                      % ("one Deployment with replicas: 1" if v010 else "decode.replicas: 1, no prefill"))
         return node_selector
 
     def _parsed(self, source, field, parser, fix):
@@ -452,14 +544,25 @@ class _ModelChecker(object):
         storage = dict(storage)
         storage["job_affinity"] = (node_affinity({HOSTNAME_LABEL: storage["hostpath_node"]})
                                    if storage.get("hostpath_node") else None)
-        ms_values = os.path.join(model_dir, naming.MS_PREFIX + slug, "values.yaml")
-        replicas = count_replicas(self.values.get("ms"), self.settings.get("modelservice_defaults"))
+        if self.stack == V010_STACK:
+            values_files = {
+                "router": os.path.join(model_dir, naming.ROUTER_PREFIX + slug, "values.yaml"),
+                "modelserver": os.path.join(model_dir, naming.MODELSERVER_PREFIX + slug),
+            }
+            replicas = stack_inputs.modelserver_replicas(self.values.get("modelserver"))
+        else:
+            values_files = {
+                "gaie": os.path.join(model_dir, naming.GAIE_PREFIX + slug, "values.yaml"),
+                "ms": os.path.join(model_dir, naming.MS_PREFIX + slug, "values.yaml"),
+            }
+            replicas = count_replicas(self.values.get("ms"), self.settings.get("modelservice_defaults"))
         node_selector = self._placement(node_selector, storage, replicas)
         return {
             "name": name,
             "category": self.category,
             "embedder": embedder,
             "slug": slug,
+            "stack": self.stack,
             "names": dict(names,
                           harbor_pull_secret=naming.HARBOR_PULL_SECRET if self.settings.get("harbor_token") else None),
             "routing_kind": naming.routing_kind(embedder),
@@ -469,10 +572,7 @@ class _ModelChecker(object):
             "replicas": replicas,
             "tolerations": [toleration] if toleration else [],
             "model_dir": model_dir,
-            "values_files": {
-                "gaie": os.path.join(model_dir, naming.GAIE_PREFIX + slug, "values.yaml"),
-                "ms": ms_values,
-            },
+            "values_files": values_files,
             "storage": storage,
             "model_artifacts_uri": storage.get("model_artifacts_uri"),
         }
@@ -529,18 +629,26 @@ def build_plan(settings, image_records=None, parsed=None):
 
     ``settings`` holds cloud_provider, kubeconfig, harbor_hostname, harbor_user,
     harbor_token, gpu_toleration, models ({generative: [...], embedder: [...]}),
-    models_dir, and optionally hostpath_root, oras_image, oras_version, chart_dir (the carried chart archives
+    models_dir, and optionally serving_stack (the site's default stack, naming.STACK_NAMES; a model's ``stack``
+    overrides it), kubectl_binary (renders an llm-d v0.10 model server's Kustomize overlay; default kubectl),
+    hostpath_root, oras_image, oras_version, chart_dir (the carried chart archives
     the chart defaults are read from, chart_facts), images (the aips_images list the
     ORAS image is taken from) and sync_models ([{repo_id, reference}] that model_sync publishes, checked
     against the models' modelSource).
     ``image_records``: the image plan of ``images`` built already (plan/task.py:plan_result builds it once per
     run), each model's ORAS image is read from it; None: each model builds it from ``images``.
     ``parsed``: a dict filled with each record's values files as read here (``{slug: {chart: values}}``, a copy
-    taken before any check reads them), so that no later step reads the files again.
+    taken before any check reads them), so that no later step reads the files again: ``{gaie, ms}`` for the
+    seed's stack, ``{router: <values>, modelserver: [<objects>]}`` for llm-d v0.10.
     ``records`` is empty when any problem is an error.
     """
     settings, problems = plan_inputs.clean(settings)
     models = check_settings(settings, problems)
+    site_stack = settings.get("serving_stack")
+    if site_stack is not None and site_stack not in STACK_NAMES:
+        problems.append(Problem(CLUSTER, setting_field("serving_stack"), site_stack, "unknown serving stack",
+                                "set %s to one of %s (the default is %s)" % (setting_field("serving_stack"),
+                                                                             ", ".join(STACK_NAMES), DEFAULT_STACK)))
     settings = dict(settings, image_records=image_records)
     try:
         settings["modelservice_defaults"] = chart_facts.chart_defaults(chart_facts.MODELSERVICE,

@@ -2,10 +2,11 @@
 # Copyright: (c) 2026, ai_platform.serving contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""The one reader of the YAML files a site hands the collection: values files and lock files.
+"""The one reader of the YAML files a site hands the collection: values files, manifests and lock files.
 
-``load_file(path, root=...)`` refuses, with a message naming the file (never its contents) (the first three are
-``read_text``'s, the guarded read of the text, for callers that parse it themselves or word the refusal their way):
+``load_file(path, root=...)`` (and ``load_file_all``, every document of a multi-document manifest file) refuses,
+with a message naming the file (never its contents) (the first three are ``read_text``'s, the guarded read of
+the text, for callers that parse it themselves or word the refusal their way):
 
 - a file larger than ``max_bytes`` (default 1 MiB: Helm keeps a release, values included, in one
   Secret of at most 1 MiB, so a larger values file can never be deployed);
@@ -277,3 +278,13 @@ def load_file(path, root=None, max_bytes=MAX_BYTES, max_aliases=MAX_ALIASES, max
     text = read_text(path, root=root, max_bytes=max_bytes)
     return loads(text, path, max_aliases=max_aliases, max_nodes=max_nodes, max_depth=max_depth,
                  max_written=max_written)
+
+
+def load_file_all(path, root=None, max_bytes=MAX_BYTES, max_aliases=MAX_ALIASES, max_nodes=MAX_NODES,
+                  max_depth=MAX_DEPTH, max_written=MAX_WRITTEN):
+    """Every document of the YAML file ``path`` (a list; an empty document is None), or YamlFileError: a
+    multi-document manifest file (a model server's objects), read by ``read_text`` and parsed by ``loads_all``
+    under the same limits as ``load_file``, counted over the whole file."""
+    text = read_text(path, root=root, max_bytes=max_bytes)
+    return loads_all(text, path, max_aliases=max_aliases, max_nodes=max_nodes, max_depth=max_depth,
+                     max_written=max_written)

@@ -15,10 +15,18 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.ai_platform.serving.plugins.module_utils import naming
+
 # --- inputs: aips_models ({category: [entry, ...]}) and aips_cloud_provider
 CATEGORIES = ("generative", "embedder")
 PROVIDERS = ("cloud", "on-prem")
-MODEL_FIELDS = ("name", "enabled", "nodeSelector", "nameSpace", "releaseName", "modelSource")
+# the seed's model fields (what a Pulumi stack file may carry, migrate/pulumi.py), and the collection's own: stack
+SEED_MODEL_FIELDS = ("name", "enabled", "nodeSelector", "nameSpace", "releaseName", "modelSource")
+MODEL_FIELDS = SEED_MODEL_FIELDS + ("stack",)
+# --- serving stacks (aips_serving_stack, a model's ``stack``): naming.STACK_NAMES (stack/stacks.py's STACKS)
+STACK_NAMES = naming.STACK_NAMES
+DEFAULT_STACK = naming.DEFAULT_STACK
+V010_STACK = naming.V010_STACK
 SOURCE_FIELDS = ("harborRef", "modelUri", "storageSize", "storageClass", "accessMode", "hostpathNode", "hostpathDir")
 
 # --- storage modes and claim access modes (storage.mode, storage.access_mode)
@@ -35,16 +43,19 @@ RECORD_FIELDS = (
     ("name", "the model's folder name under models/<category>/"),
     ("category", "one of CATEGORIES"),
     ("embedder", "True for embedders (a ClusterIP Service instead of an HTTPRoute)"),
-    ("slug", "the slug of the gaie-<slug>/ms-<slug> folder pair"),
+    ("slug", "the slug of the model's folder pair (gaie-<slug>/ms-<slug>, or router-<slug>/modelserver-<slug>)"),
+    ("stack", "the serving stack the model runs on, one of STACK_NAMES (its stack field, else aips_serving_stack)"),
     ("names", "every resource name of the model (naming.resource_names) plus harbor_pull_secret"),
     ("routing_kind", "the key in names of the object that routes to the model (httproute or embeddings_service)"),
     ("namespace", "the model's namespace (names.namespace)"),
     ("node_selector", "the model's nodeSelector, pinned to hostpathNode for several replicas on a hostPath claim"),
     ("affinity", "a hard nodeAffinity built from node_selector, or None"),
-    ("replicas", "pods that mount the model (decode + prefill), None when ms-<slug>/values.yaml cannot be read"),
+    ("replicas", "pods that mount the model (decode + prefill; llm-d v0.10: the Deployments' spec.replicas), None "
+                 "when ms-<slug>/values.yaml cannot be read"),
     ("tolerations", "the GPU toleration as a one-element list, or empty"),
     ("model_dir", "the model's folder"),
-    ("values_files", "paths of the gaie and ms values files"),
+    ("values_files", "paths of the gaie and ms values files; llm-d v0.10: the router values file (router) and the "
+                     "model server folder (modelserver)"),
     ("storage", "the model's storage, by mode (STORAGE_FIELDS)"),
     ("model_artifacts_uri", "modelArtifacts.uri for llm-d-modelservice (pvc+hf:// or pvc://), or None"),
 )

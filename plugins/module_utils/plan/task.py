@@ -18,11 +18,12 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.plan.artifacts
 )
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan.build import DEFAULT_HOSTPATH_ROOT, build_plan
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan.checks import format_problems
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import stacks
 
 SETTINGS = ("models", "models_dir", "cloud_provider", "kubeconfig", "harbor_hostname", "harbor_user",
             "harbor_token", "gpu_toleration", "hostpath_root", "oras_version", "oras_image", "images", "sync_models",
             "protected_namespaces", "values_policy_allow", "chart_dir", "pod_security", "chart_mirrors", "charts",
-            "lock_file", "allow_unpinned")
+            "lock_file", "allow_unpinned", "serving_stack", "kubectl_binary")
 
 
 def argspec():
@@ -50,6 +51,9 @@ def argspec():
         charts=dict(type="raw"),
         lock_file=dict(type="str"),
         allow_unpinned=dict(type="bool", default=False),
+        # the plan checks the name itself (naming.STACK_NAMES) and names aips_serving_stack
+        serving_stack=dict(type="str"),
+        kubectl_binary=dict(type="str", default="kubectl"),
     )
 
 
@@ -85,7 +89,9 @@ def plan_result(params):
     parsed = {}
     records, found = build_plan(planned, image_records=image_records, parsed=parsed)
     problems.extend(found)
-    artifacts, more = plan_artifacts(dict(settings, harbor_hostname=harbor), lock, serving=bool(records),
+    # the charts the records' stacks install: only those must be set and, on-prem, pinned
+    serving = set(key for record in records for key in stacks.chart_keys(stacks.for_record(record)))
+    artifacts, more = plan_artifacts(dict(settings, harbor_hostname=harbor), lock, serving=serving,
                                      image_records=image_records)
     problems.extend(more)
     found = [problem.as_dict() for problem in problems]
@@ -101,6 +107,8 @@ def plan_result(params):
 
 def planned_values(records, parsed):
     """``{slug: {files, values}}``: each record's values files (paths) and their contents as the plan read them, for
-    serving_stack_spec (its ``model_values``), which then reads no file again (stack/spec_task.py:handed_values)."""
+    serving_stack_spec (its ``model_values``), which then reads no file again (stack/spec_task.py:handed_values).
+    The seed's stack: ``files`` and ``values`` keyed ``gaie``, ``ms``; llm-d v0.10: ``files`` ``{router: <values
+    file>, modelserver: <folder>}``, ``values`` ``{router: <mapping>, modelserver: [<objects>]}``."""
     return dict((record["slug"], {"files": dict(record.get("values_files") or {}), "values": parsed[record["slug"]]})
                 for record in records if record["slug"] in parsed and record.get("values_files"))

@@ -384,7 +384,7 @@ def chart_params(params, entry):
 def transfer_charts(params, transfer, workers=4):
     """Run ``transfer(one_chart_params)`` (save_chart or push_chart with their tools bound) for every
     ``charts`` entry, up to ``workers`` at a time (each mostly waits on skopeo, helm and the registry; on a
-    no-op re-run the three stack charts are checked at once), one failure not stopping the others.
+    no-op re-run every stack chart is checked at once), one failure not stopping the others.
 
     Returns ``(results, failures)`` in the order of ``charts``: one result per entry, in the shape of a loop's
     per-item results (``item`` is the entry; a failed one has ``failed`` and ``msg`` and no ``archive``), and

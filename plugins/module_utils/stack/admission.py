@@ -32,7 +32,11 @@ POD_SECURITY_VARIABLE = "aips_pod_security"
 MONITORS_VARIABLE = "serving_stack_monitors"
 GPU_RESOURCE = "nvidia.com/gpu"
 # chart key -> the values file the user wrote for it (record values_files key), or the site variable
-CHART_FILES = {"gaie": "gaie", "modelservice": "ms", "infra": None}
+MODELSERVER = "modelserver"  # the v0.10 model server's objects, checked as a chart of their own
+CHART_ORDER = ("infra", "gaie", "modelservice", "router", "modelserver")
+# chart key -> the record's values_files key it reads (None: the collection writes its values); the v0.10 stack's
+# model server ("modelserver") is no chart: its objects are checked under that key, from its folder
+CHART_FILES = {"gaie": "gaie", "modelservice": "ms", "infra": None, "router": "router", "modelserver": "modelserver"}
 # pod spec of each workload kind, as a path of keys from the object
 POD_PATHS = {
     "Pod": (("spec",),),
@@ -145,6 +149,13 @@ def level_fix(levels, needed):
     return values_policy.levels_text(levels, needed)
 
 
+def _charts(rendered):
+    """The chart keys of one model's ``rendered`` manifests, the known ones in deploy order (either stack), then any
+    other."""
+    known = [chart for chart in CHART_ORDER if chart in (rendered or {})]
+    return known + sorted(chart for chart in (rendered or {}) if chart not in known)
+
+
 def _source(record, chart):
     key = CHART_FILES.get(chart)
     if key is None:
@@ -160,7 +171,7 @@ def admission_problems(record, rendered, levels, values=None, allow=None):
     """
     level = enforce_level(levels)
     problems = []
-    for chart in ("infra", "gaie", "modelservice"):
+    for chart in _charts(rendered):
         for kind, name, spec, annotations, _replicas in pod_templates((rendered or {}).get(chart)):
             for violation in pod_standards.violations(spec, level, annotations):
                 problems.append(_admission_message(record, chart, kind, name, violation, level, levels,
@@ -178,6 +189,9 @@ def _admission_message(record, chart, kind, name, violation, level, levels, valu
                 record.get("name"), chart, kind, name, violation.field, _shown(violation.value), level,
                 record.get("namespace"), violation.text))
     pod_fix = "set %s to %s (it applies to every model namespace)" % (POD_SECURITY_VARIABLE, level_fix(levels, needed))
+    if chart == MODELSERVER:
+        return head + " It comes from the model server's objects in %s. Fix: change it there, or %s." % (
+            source, pod_fix)
     if key is None:
         return head + (" No values key sets it (the chart renders it). Fix: %s, or give the chart a values key that "
                        "overrides it in %s." % (pod_fix, source))
@@ -214,7 +228,7 @@ def monitor_objects(docs):
 def monitor_problems(record, rendered, served_crds):
     """The monitors of ``record``'s releases whose CRD is not in ``served_crds`` (a set of CRD names)."""
     problems = []
-    for chart in ("infra", "gaie", "modelservice"):
+    for chart in _charts(rendered):
         for kind, name, crd in monitor_objects((rendered or {}).get(chart)):
             if crd in served_crds:
                 continue
@@ -228,7 +242,7 @@ def monitor_problems(record, rendered, served_crds):
 
 def monitor_warnings(record, rendered):
     """Without a cluster to read: the monitors whose CRD could not be checked."""
-    found = [(chart, kind, name) for chart in ("infra", "gaie", "modelservice")
+    found = [(chart, kind, name) for chart in _charts(rendered)
              for kind, name, _crd in monitor_objects((rendered or {}).get(chart))]
     if not found:
         return []

@@ -24,12 +24,15 @@ PENDING = ("pending-install", "pending-upgrade", "pending-rollback")
 def repairs(helm_list, records, timeout="5m0s"):
     """``[{namespace, name, status, revision, action, args}]`` for the records' releases that need undoing.
 
+    A record's releases are those of its own stack (stacks.for_record); the other stack's releases of a model that
+    moved are uninstalled, whatever their state (state.py:uninstall_items).
+
     ``action`` is ``rollback`` (a pending revision above 1: back to the one before) or ``uninstall``
     (revision 1 pending or failed); ``args`` are the helm arguments after the binary.
     """
     wanted = set()
     for record in records or []:
-        for name in stacks.release_names(record):
+        for name in stacks.release_names(record, stacks.for_record(record)):
             wanted.add((record.get("namespace"), name))
     found = []
     for release in helm_list or []:

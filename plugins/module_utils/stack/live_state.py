@@ -54,12 +54,39 @@ def object_key(definition):
     return (definition.get("apiVersion"), definition.get("kind"), meta.get("namespace") or "", meta.get("name"))
 
 
+def foreign_selector_keys(desired, live):
+    """The keys of a live Service's ``spec.selector`` that ``desired`` (a Service definition) does not set: a
+    Service whose pods changed stack (the embeddings Service of a model that moved) keeps the other stack's keys
+    under a merge, and then selects no pod at all."""
+    if desired.get("kind") != "Service" or not isinstance(live, dict):
+        return []
+    want = (desired.get("spec") or {}).get("selector")
+    have = (live.get("spec") or {}).get("selector")
+    if not isinstance(want, dict) or not isinstance(have, dict):
+        return []
+    return sorted(key for key in have if key not in want)
+
+
+def without_foreign_selector_keys(desired, live):
+    """``desired`` with each of :func:`foreign_selector_keys` set to None (a merge patch drops them), else as it is."""
+    foreign = foreign_selector_keys(desired, live)
+    if not foreign:
+        return desired
+    spec = dict(desired["spec"], selector=dict(desired["spec"]["selector"], **dict((key, None) for key in foreign)))
+    return dict(desired, spec=spec)
+
+
 def objects_to_apply(objects, live):
     """Per slug, the definitions of ``objects`` ({slug: [definition]}) that are missing or differ from ``live``
-    ({object_key: live object or None}); slugs with nothing to apply are left out."""
+    ({object_key: live object or None}), a Service's selector keys it no longer sets cleared
+    (:func:`without_foreign_selector_keys`); slugs with nothing to apply are left out."""
     found = {}
     for slug, definitions in (objects or {}).items():
-        due = [d for d in definitions or [] if live.get(object_key(d)) is None or differs(d, live[object_key(d)])]
+        due = []
+        for definition in definitions or []:
+            have = live.get(object_key(definition))
+            if have is None or differs(definition, have) or foreign_selector_keys(definition, have):
+                due.append(without_foreign_selector_keys(definition, have))
         if due:
             found[slug] = due
     return found

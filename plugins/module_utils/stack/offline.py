@@ -70,6 +70,12 @@ def _drop_env(container, where):
     return dropped
 
 
+def drop_token_env(container, where):
+    """Remove from ``container`` (a container or a chart's container-like section, changed in place) every
+    Hugging Face token env from a Secret; ``[(key, secret)]`` of what went, keys under ``where``."""
+    return _drop_env(container, where) if isinstance(container, dict) else []
+
+
 def epp_token_references(gaie):
     """``[(key, secret)]``: the Hugging Face token Secrets the GAIE values give the EPP or its sidecar."""
     found = []

@@ -79,18 +79,24 @@ def release_plan(records, specs, charts, helm_list, configmaps, extras=None):
     marks: {chart: {global: {aipsChartMark: mark}}}}`` (``marks``: the values each release of that chart adds).
 
     ``specs`` maps slug -> the stack spec (its ``values`` per chart key); ``extras`` maps a chart key to
-    a string that goes into its digest (the post-renderer's own digest for ``infra``).
+    a string that goes into its digest (the post-renderer's own digest for ``infra`` and ``router``). ``deploy`` and
+    ``marks`` hold every chart key of every stack; a record's releases are those of its own stack
+    (stacks.for_record).
+
+    A digest is trusted only for a release Helm lists ``deployed`` at the recorded revision: the key a release that
+    was uninstalled (the other stack's, after a model moved) leaves in its ConfigMap sends nothing to Helm later -
+    a reinstall finds no such release, deploys it and records its revision anew.
     """
     extras = extras or {}
     live = releases(helm_list)
     done = recorded(configmaps)
-    plan = {"deploy": dict((chart, []) for chart in stacks.chart_keys()), "unchanged": [], "digests": {},
+    plan = {"deploy": dict((chart, []) for chart in stacks.all_chart_keys()), "unchanged": [], "digests": {},
             "marks": dict((chart, {"global": {MARK_KEY: chart_mark((charts or {}).get(chart), extras.get(chart))}})
-                          for chart in stacks.chart_keys())}
+                          for chart in stacks.all_chart_keys())}
     for record in records or []:
         slug, namespace = record["slug"], record["namespace"]
         plan["digests"][slug] = {}
-        for chart, key in stacks.charts():
+        for chart, key in stacks.charts(stacks.for_record(record)):
             release = record["names"][key]
             digest = values_digest((charts or {}).get(chart), specs[slug]["values"][chart], extras.get(chart))
             plan["digests"][slug][release] = digest
@@ -115,7 +121,7 @@ def record_definitions(records, plan, helm_list, configmaps):
     for record in records or []:
         slug, namespace = record["slug"], record["namespace"]
         data, old = {}, {}
-        for key in stacks.release_keys():
+        for key in stacks.release_keys(stacks.for_record(record)):
             release = record["names"][key]
             revision, status = live.get((namespace, release), ("", ""))
             if status == "deployed" and revision:

@@ -97,7 +97,7 @@ def model_own_names(record):
     own = {
         "Job": [storage.get(key) for key in ("pull_job", "clear_job", "prune_job")],
         "ConfigMap": [naming.slug_name("release_digests", slug), names.get("gateway_defaults")],
-        "Service": [names.get(key) for key in ("embeddings_service", "gateway_service", "epp_service")],
+        "Service": [names.get(key) for key in ("embeddings_service", "gateway_service", "epp_service", "router_epp")],
         "HTTPRoute": [names.get("httproute")],
         "Gateway": [names.get("gateway")],
         "NetworkPolicy": [naming.slug_name("job_network_policy", slug)],
@@ -105,6 +105,12 @@ def model_own_names(record):
     if storage.get("mode") == "harbor":
         own["PersistentVolumeClaim"] = [storage.get("pvc")]
     return dict((kind, set(n for n in found if n)) for kind, found in own.items())
+
+
+def names_of_releases(record):
+    """The release names of ``record`` of every stack (stacks.all_release_keys): the seed's and the router's."""
+    names = record.get("names") or {}
+    return [names[key] for key in stacks.all_release_keys() if names.get(key)]
 
 
 def _is_models(obj, records):
@@ -117,7 +123,8 @@ def _is_models(obj, records):
     for record in records:
         if name in model_own_names(record).get(kind, ()):
             return True
-        releases = set(stacks.release_names(record))
+        # both stacks' releases: a model that moved may have left the other stack's (llm-d v0.10 router included)
+        releases = set(names_of_releases(record))
         if (meta.get("annotations") or {}).get(HELM_RELEASE_ANNOTATION) in releases:
             return True
         if labels.get(HELM_INSTANCE_LABEL) in releases:

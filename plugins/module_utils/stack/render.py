@@ -24,12 +24,12 @@ DEFAULT_KUBE_VERSION = "1.33.0"
 
 
 def releases(records, specs, select=None, marks=None):
-    """``[(record, chart, release name, values)]`` to render: every release of ``records``, or only the slugs
-    ``select`` lists per chart (the release plan's ``deploy``)."""
+    """``[(record, chart, release name, values)]`` to render: every release of ``records`` (the releases of each
+    record's stack), or only the slugs ``select`` lists per chart (the release plan's ``deploy``)."""
     found = []
     for record in records or []:
         slug = record["slug"]
-        for chart, key in stacks.charts():
+        for chart, key in stacks.charts(stacks.for_record(record)):
             if select is not None and slug not in (select.get(chart) or []):
                 continue
             values = merged(specs[slug]["values"][chart], (marks or {}).get(chart))
@@ -37,8 +37,56 @@ def releases(records, specs, select=None, marks=None):
     return found
 
 
+def model_server_objects(spec):
+    """The model server objects of a v0.10 stack spec (those of its ``objects`` that carry the stack's label; the
+    seed's specs have none): what the render checks beside the Helm releases, under the key ``modelserver``."""
+    return [obj for obj in (spec or {}).get("objects") or []
+            if ((obj.get("metadata") or {}).get("labels") or {}).get(stacks.STACK_LABEL) == stacks.V010.name]
+
+
+MODELSERVER = admission.MODELSERVER
+
+
+def spec_object_jobs(records, specs, select=None):
+    """``[(record, objects)]``: the model server objects of ``records``' v0.10 specs (:func:`model_server_objects`),
+    or only those of the slugs ``select`` lists under ``modelserver``."""
+    found = []
+    for record in records or []:
+        objects = model_server_objects((specs or {}).get(record["slug"]))
+        if objects and (select is None or record["slug"] in (select.get(MODELSERVER) or [])):
+            found.append((record, objects))
+    return found
+
+
+def object_jobs(records, items):
+    """``[(record, objects)]`` of object items (``slug``, ``objects``, ``plan_record``), records found as
+    :func:`release_jobs` finds them."""
+    by_slug = dict((record["slug"], record) for record in records or [])
+    found = []
+    for item in items or []:
+        record = item.get("plan_record") if isinstance(item.get("plan_record"), dict) else by_slug.get(item.get("slug"))
+        if record is None:
+            raise ValueError("the model server objects of %s carry no plan_record and name no record"
+                             % item.get("slug"))
+        found.append((record, item.get("objects") or []))
+    return found
+
+
+def output_files(texts, values):
+    """``[{path, content} or {path, values}]``: what a render directory holds per slug and chart, the manifests
+    (``<slug>/<chart>.yaml``, text) and, for a Helm release, the values it was rendered with
+    (``<slug>/<chart>-values.yaml``, a mapping the playbook writes as YAML)."""
+    files = []
+    for slug in sorted(texts or {}):
+        for chart in sorted(texts[slug]):
+            files.append({"path": "%s/%s.yaml" % (slug, chart), "content": texts[slug][chart]})
+            if chart in (values or {}).get(slug, {}):
+                files.append({"path": "%s/%s-values.yaml" % (slug, chart), "values": values[slug][chart]})
+    return files
+
+
 # what the render and its checks read of a plan record (admission.py, values_policy.refused), and of its storage
-RECORD_FIELDS = ("slug", "name", "namespace", "names", "values_files", "model_artifacts_uri")
+RECORD_FIELDS = ("slug", "name", "namespace", "names", "values_files", "model_artifacts_uri", "stack")
 STORAGE_FIELDS = ("mode", "pv", "pvc", "claim", "hostpath_node")
 CHART_FIELDS = ("ref", "repo", "version")
 
@@ -109,7 +157,7 @@ def template_argv(helm, record, chart_key, release, chart, values_file, kube_ver
     source, extra = chart_source(chart, chart_dir)
     argv = [helm, "template", release, source, "--namespace", record["namespace"],
             "--kube-version", str(kube_version or DEFAULT_KUBE_VERSION), "--values", values_file] + extra
-    if chart_key in stacks.post_rendered() and post_renderer:
+    if chart_key in stacks.post_rendered(stacks.for_record(record)) and post_renderer:
         argv += ["--post-renderer", post_renderer]
     if not validate_certs:
         argv.append("--insecure-skip-tls-verify")

@@ -8,6 +8,11 @@ playbook's own process (plugins/action/serving_stack_spec.py). From the plan it 
 (plan/select.py, the check every role makes first), checks the chart plan, reads each record's two values files
 with the collection's one YAML reader below the models tree (plan/safe_yaml.py) and computes each stack spec
 (stack/values.py:stack_spec) on the plain data read here. Every problem is collected; the task fails once.
+
+A record on the llm-d v0.10 stack (``stack: llm-d-v0.10``, stacks.for_record) takes stack/spec_v010.py:stack_spec
+instead, on ``{"router": <mapping>, "modelserver": [<parsed objects>]}``: the plan's ``model_values`` (which
+renders a kustomization), else read here (``router-<slug>/values.yaml`` and the plain ``*.yaml`` manifests of
+``modelserver-<slug>/``; a kustomization there needs the plan's rendering).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -15,11 +20,12 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
+import glob
 import os
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan import safe_yaml
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan import select
-from ansible_collections.ai_platform.serving.plugins.module_utils.stack import stacks
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import spec_v010, stacks
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values as stack_values
 
 ROLE = "serving_stack"
@@ -70,11 +76,18 @@ def argspec():
     return spec
 
 
-def unset_charts(charts):
+def unset_charts(charts, records=None):
     """The chart keys of ``charts`` (serving_stack_charts) without a ``ref``, in the order infra, gaie,
-    modelservice."""
+    modelservice (then router): those of the stacks of ``records`` (None: the default stack's)."""
     charts = charts if isinstance(charts, dict) else {}
-    return [key for key in stacks.chart_keys() if not (isinstance(charts.get(key), dict) and charts[key].get("ref"))]
+    keys = []
+    for record in records if records is not None else [{}]:
+        try:
+            stack = stacks.for_record(record)
+        except ValueError:
+            continue  # stack_specs names the record's unknown stack
+        keys.extend(key for key in stacks.chart_keys(stack) if key not in keys)
+    return [key for key in keys if not (isinstance(charts.get(key), dict) and charts[key].get("ref"))]
 
 
 def chart_problem(charts, unset):
@@ -86,12 +99,46 @@ def chart_problem(charts, unset):
         "version)." % (key, charts.get(key), key) for key in unset)
 
 
+MODELSERVER = "modelserver"
+
+
+def input_keys(record):
+    """The keys of a record's stack inputs: its stack's values files, plus ``modelserver`` on llm-d v0.10."""
+    stack = stacks.for_record(record)
+    return stacks.values_files(stack) + ((MODELSERVER,) if stack is stacks.V010 else ())
+
+
+def read_manifests(record, root=None):
+    """``(objects, problems)``: the plain manifests (``*.yaml``, multi-document) of the record's
+    ``values_files.modelserver`` folder; a kustomization there is the plan's to render."""
+    folder = (record.get("values_files") or {}).get(MODELSERVER) or ""
+    if os.path.isfile(os.path.join(folder, "kustomization.yaml")):
+        return [], ["%s: %s holds a kustomization, which the model plan renders (kubectl kustomize). Fix: pass the "
+                    "plan's model_values (aips_plan_artifacts.model_values) to serving_stack_spec"
+                    % (record.get("name"), folder)]
+    objects, problems = [], []
+    for path in sorted(glob.glob(os.path.join(folder, "*.yaml"))):
+        try:
+            documents = safe_yaml.loads_all(safe_yaml.read_text(path, root=root), path)
+        except safe_yaml.YamlFileError as exc:
+            problems.append(str(exc))
+            continue
+        objects.extend(doc for doc in documents if doc is not None)
+    if not objects and not problems:
+        problems.append("%s: %s holds no manifest (*.yaml). Fix: put the model server's objects there"
+                        % (record.get("name"), folder or "values_files.modelserver"))
+    return objects, problems
+
+
 def read_values(record, models_dir, read=safe_yaml.load_file):
-    """``({'gaie': ..., 'ms': ...}, problems)``: the record's two values files as the plan read them (an empty file
-    is ``{}``), only below ``models_dir`` when it is set (symlinks resolved; ``~`` expanded)."""
+    """``({'gaie': ..., 'ms': ...}, problems)``: the record's values files as the plan read them (an empty file
+    is ``{}``), only below ``models_dir`` when it is set (symlinks resolved; ``~`` expanded); on llm-d v0.10
+    ``{'router': ..., 'modelserver': [objects]}``."""
     root = os.path.expanduser(models_dir) if models_dir else None
     found, problems = {}, []
-    for chart in stacks.values_files():
+    if MODELSERVER in input_keys(record):
+        found[MODELSERVER], problems = read_manifests(record, root)
+    for chart in stacks.values_files(stacks.for_record(record)):
         path = (record.get("values_files") or {}).get(chart)
         try:
             data = read(path, root=root)
@@ -117,7 +164,10 @@ def stack_settings(params):
 def record_spec(record, files, settings):
     """``(spec, problems)`` of one record; an error of a record the plan did not make names the model."""
     try:
-        spec = stack_values.stack_spec(record, files["gaie"], files["ms"], settings)
+        if stacks.for_record(record) is stacks.V010:
+            spec = spec_v010.stack_spec(record, files["router"], files[MODELSERVER], settings)
+        else:
+            spec = stack_values.stack_spec(record, files["gaie"], files["ms"], settings)
     except (KeyError, TypeError, ValueError) as exc:
         name = record.get("name") or record["slug"]
         return None, ["%s: its stack could not be computed from the plan record (%s: %s). Fix: build the plan with "
@@ -133,9 +183,19 @@ def handed_values(record, values):
     if not isinstance(entry, dict) or entry.get("files") != (record.get("values_files") or {}):
         return None
     found = entry.get("values")
-    if not isinstance(found, dict) or any(not isinstance(found.get(chart), (dict, type(None))) for chart in stacks.values_files()):
+    try:
+        keys = input_keys(record)
+    except ValueError:
         return None
-    return dict((chart, copy.deepcopy(found.get(chart)) or {}) for chart in stacks.values_files())
+    charts = [key for key in keys if key != MODELSERVER]
+    if not isinstance(found, dict) or any(not isinstance(found.get(chart), (dict, type(None))) for chart in charts):
+        return None
+    if MODELSERVER in keys and not isinstance(found.get(MODELSERVER), list):
+        return None
+    handed = dict((chart, copy.deepcopy(found.get(chart)) or {}) for chart in charts)
+    if MODELSERVER in keys:
+        handed[MODELSERVER] = copy.deepcopy(found[MODELSERVER])
+    return handed
 
 
 def stack_specs(records, params, read=safe_yaml.load_file):
@@ -144,6 +204,12 @@ def stack_specs(records, params, read=safe_yaml.load_file):
     settings = stack_settings(params)
     specs, problems = {}, []
     for record in records:
+        try:
+            stacks.for_record(record)
+        except ValueError as exc:
+            problems.append("%s: stack: %s. Fix: build the plan with playbooks/tasks/model_plan.yml"
+                            % (record.get("name") or record.get("slug"), exc))
+            continue
         files = handed_values(record, params.get("model_values"))
         found = []
         if files is None:
@@ -174,7 +240,7 @@ def spec_result(params, read=safe_yaml.load_file):
     result = dict(changed=False, records=records, specs={}, charts=charts if charts is not None else {}, notes=[])
     if not params.get("specs") or not records:
         return result, []
-    unset = unset_charts(charts)
+    unset = unset_charts(charts, records)
     if unset:
         return dict(failed=True, msg=chart_problem(charts, unset)), []
     specs, problems = stack_specs(records, params, read)

@@ -11,9 +11,13 @@ a release whose values the collection writes itself), the upstream chart's name 
 post-renderer. The release lists of the plan's checks, the chart plan, the values step, the release digests,
 the render, the Helm repair, the state module and the removal read them here.
 
-One stack exists so far, the seed's (``SEED``: llm-d-infra, GAIE inferencepool, llm-d-modelservice); plan
-records carry no stack choice yet, so every helper takes an optional stack (a ``Stack`` or its name) and
-defaults to ``DEFAULT_STACK``. Pure data; imports nothing of the collection.
+Two stacks: the seed's (``SEED``: llm-d-infra, GAIE inferencepool, llm-d-modelservice), the default, and llm-d
+v0.10's (``V010``: one Helm release, llm-d-router-standalone, beside model-server objects the collection applies
+itself, not a release). A plan record names its stack in its ``stack`` field (``for_record``; a record without one
+is the seed's); every helper takes an optional stack (a ``Stack`` or its name) and defaults to ``DEFAULT_STACK``.
+``STACK_LABEL`` and ``MODEL_LABEL`` are the labels the collection adds to the v0.10 model-server pod templates
+(never to selectors) and merges into the router's ``router.modelServers.matchLabels``, so its InferencePool
+selects exactly those pods, never the seed's. Pure data; imports nothing of the collection.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -36,8 +40,28 @@ SEED = Stack(name="llm-d-modelservice", releases=(
     Release(chart="modelservice", name_key="ms_release", values_file="ms", chart_name="llm-d-modelservice",
             post_renderer=False),
 ))
-STACKS = {SEED.name: SEED}
+V010 = Stack(name="llm-d-v0.10", releases=(
+    Release(chart="router", name_key="router_release", values_file="router", chart_name="llm-d-router-standalone",
+            post_renderer=True),
+))
+STACKS = {SEED.name: SEED, V010.name: V010}
 DEFAULT_STACK = SEED.name
+
+# the owned pod-template labels of the v0.10 model servers (value: the stack's name, the model's slug)
+STACK_LABEL = "ai-platform.serving/stack"
+MODEL_LABEL = "ai-platform.serving/model"
+
+
+def owned_labels(slug, stack=None):
+    """``{STACK_LABEL: <stack name>, MODEL_LABEL: slug}``: what selects one model's pods of that stack
+    (default: V010, the only stack whose pods carry them)."""
+    return {STACK_LABEL: get(stack or V010).name, MODEL_LABEL: slug}
+
+
+def for_record(record):
+    """The ``Stack`` of a plan record: its ``stack`` field, ``DEFAULT_STACK`` when it has none; ValueError for an
+    unknown name."""
+    return get((record or {}).get("stack") or None)
 
 
 def get(stack=None):
@@ -92,3 +116,31 @@ def release_names(record, stack=None):
     skipped."""
     names = (record or {}).get("names") or {}
     return [names[key] for key in release_keys(stack) if names.get(key)]
+
+
+def all_releases():
+    """The ``Release`` entries of every stack, the seed's first (each stack's in deploy order): what per-chart
+    lists of all models hold (a run has records of both stacks)."""
+    return tuple(release for name in (SEED.name, V010.name) for release in STACKS[name].releases)
+
+
+def all_chart_keys():
+    """Every stack's chart keys, e.g. ``('infra', 'gaie', 'modelservice', 'router')``."""
+    return tuple(release.chart for release in all_releases())
+
+
+def all_release_keys():
+    """Every stack's ``names`` keys of releases, e.g. ``('infra_release', ..., 'router_release')``."""
+    return tuple(release.name_key for release in all_releases())
+
+
+def all_post_rendered():
+    """Every stack's chart keys whose releases take serving_stack's post-renderer."""
+    return tuple(release.chart for release in all_releases() if release.post_renderer)
+
+
+def others(stack=None):
+    """The stacks other than ``stack`` (a ``Stack``, a name or None for ``DEFAULT_STACK``), the seed's first: the
+    ones whose releases a model that moved to ``stack`` leaves behind."""
+    own = get(stack)
+    return tuple(STACKS[name] for name in (SEED.name, V010.name) if name != own.name)

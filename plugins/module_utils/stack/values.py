@@ -56,7 +56,7 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.plan import im
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import reference
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_marker
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import (
-    admission, chart_facts, offline, pod_defaults, values_policy)
+    admission, chart_facts, offline, pod_defaults, stacks, values_policy)
 
 MODEL_ROLES = ("decode", "prefill")
 OFFLINE_ENV = {"name": "HF_HUB_OFFLINE", "value": "1"}
@@ -157,12 +157,19 @@ def stamp_served_digest(spec, digest):
     onto the new weights; the same digest leaves the values as they were.
     """
     spec = copy.deepcopy(spec)
-    ms = spec["values"]["modelservice"]
+    ms = spec["values"].get("modelservice") or {}
     for role in MODEL_ROLES:
         section = ms.get(role)
         if isinstance(section, dict) and section.get("create") is not False:
             annotations = section.get("podAnnotations") if isinstance(section.get("podAnnotations"), dict) else {}
             section["podAnnotations"] = dict(annotations, **{SERVED_DIGEST_ANNOTATION: digest})
+    # the llm-d v0.10 stack: the model server's own workloads (the objects carrying the stack's label)
+    for obj in spec.get("objects") or []:
+        labels = (obj.get("metadata") or {}).get("labels") or {}
+        template = (obj.get("spec") or {}).get("template")
+        if labels.get(stacks.STACK_LABEL) == stacks.V010.name and isinstance(template, dict):
+            meta = template.setdefault("metadata", {})
+            meta["annotations"] = dict(meta.get("annotations") or {}, **{SERVED_DIGEST_ANNOTATION: digest})
     return spec
 
 

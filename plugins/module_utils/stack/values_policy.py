@@ -308,6 +308,12 @@ def policy_problems(record, files, settings=None):
     sources = [(chart, paths.get(chart) or "%s-%s/values.yaml" % (chart, record.get("slug")), files.get(chart))
                for chart in ("gaie", "ms")]
     sources.append(("infra", INFRA_VALUES, settings.get("infra_values")))
+    return problems + _source_problems(record, sources, allow, levels)
+
+
+def _source_problems(record, sources, allow, levels):
+    """The messages of ``policy_problems`` for ``[(chart, where, values)]``."""
+    problems = []
     for chart, where, values in sources:
         for rule, key, value in findings(record, values, chart):
             if allowed(record, rule, key, allow):
@@ -329,3 +335,11 @@ def policy_problems(record, files, settings=None):
                 % (record.get("name"), where, key, _shown(value), rule, RULES[rule], ALLOW_VARIABLE,
                    record.get("slug"), rule, key))
     return problems
+
+
+def object_problems(record, objects, settings=None):
+    """``policy_problems`` for the llm-d v0.10 model-server objects (``[(where, object)]``, the owned fields
+    applied): one message per rejected key, the key path inside the object."""
+    settings = settings or {}
+    return _source_problems(record, [(None, where, obj) for where, obj in objects or []],
+                            settings.get("values_policy_allow"), settings.get("pod_security"))

@@ -25,6 +25,7 @@ import yaml
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import distribution
 from ansible_collections.ai_platform.serving.tests.support import HARBOR, artifacts, keys
+from ansible_collections.ai_platform.serving.tests.support.lab import CHART_MIRRORS
 from ansible_collections.ai_platform.serving.tests.support.harbor_standin import ADMIN_PASSWORD, FakeHarbor
 from ansible_collections.ai_platform.serving.tests.support.playbook import flat, run_role
 from ansible_collections.ai_platform.serving.tests.support.bundle import (
@@ -59,7 +60,8 @@ def model_item(lock):
 def test_bundle_lists_every_item(bundled):
     lock = read_lock(bundled["dir"])
     kinds = sorted(item["kind"] for item in lock["items"])
-    assert kinds == ["chart"] * 3 + ["image"] * 4 + ["model"], kinds
+    # every chart of aips_chart_mirrors (both stacks'), the lab-built images, the model
+    assert kinds == ["chart"] * len(CHART_MIRRORS) + ["image"] * 4 + ["model"], kinds
     for item in lock["items"]:
         assert item["source"] and item["digest"].startswith("sha256:") and item["size"] > 0, item
         assert item["sha256"].startswith("sha256:"), item

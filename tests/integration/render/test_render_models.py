@@ -163,6 +163,16 @@ def assert_secure_defaults(record, pod, where):
         assert {"cpu": "100m", "memory": "1Gi"}.items() <= server["resources"]["requests"].items(), where
 
 
+def assert_placement(record, pod, where):
+    """The placement the plan gives a model pod (affinity, tolerations) and its Harbor pull secret."""
+    if record.get("affinity"):
+        assert pod["affinity"] == record["affinity"], where
+    for toleration in record.get("tolerations") or []:
+        assert toleration in pod["tolerations"], where
+    if record["names"].get("harbor_pull_secret"):
+        assert {"name": "harbor-creds"} in pod["imagePullSecrets"], where
+
+
 def test_decode_pod_contract(rendered):
     inventory, out, plan = rendered
     for record in plan["records"]:
@@ -191,13 +201,7 @@ def test_decode_pod_contract(rendered):
                     assert env_of(container).get("HF_HUB_OFFLINE") == "1", (where, container["name"])
         else:
             assert not [v for v in pod.get("volumes") or [] if "persistentVolumeClaim" in v], where
-        # placement from the plan
-        if record.get("affinity"):
-            assert pod["affinity"] == record["affinity"], where
-        for toleration in record.get("tolerations") or []:
-            assert toleration in pod["tolerations"], where
-        if record["names"].get("harbor_pull_secret"):
-            assert {"name": "harbor-creds"} in pod["imagePullSecrets"], where
+        assert_placement(record, pod, where)
         assert_secure_defaults(record, pod, where)
 
 

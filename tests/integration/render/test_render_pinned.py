@@ -70,13 +70,19 @@ def test_unpinned_on_prem_fails_naming_each_chart_in_the_plan_then_each_image(tm
     assert "chart gaie" not in text and "aips_allow_unpinned: true" in text, text[-4000:]
 
 
-def test_a_lock_file_pins_every_rendered_image(tmp_path):
+def carried_lock(tmp_path):
+    """A lock file in load.yml's format pinning every carried image and chart (made-up digests); its items."""
     items = [{"kind": "image", "name": image["source"], "project": image["project"], "image_path": image.get("path"),
               "digest": digest(image["source"])} for image in CARRIED["aips_images"]]
     items += chart_items()
     lock = tmp_path / "models.lock.yml"
     lock.write_text(yaml.safe_dump({"lock_version": 1, "models": {}, "images": image_lock(items, HARBOR),
                                     "charts": chart_lock(items, HARBOR)}))
+    return lock, items
+
+
+def test_a_lock_file_pins_every_rendered_image(tmp_path):
+    lock, items = carried_lock(tmp_path)
     proc, out = render(tmp_path, aips_lock_file=str(lock))
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
     wanted = set(item["digest"] for item in items if item["kind"] == "image")
@@ -89,3 +95,28 @@ def test_a_lock_file_pins_every_rendered_image(tmp_path):
                 found.append(image)
                 assert "@sha256:" in image and image.rsplit("@", 1)[1] in wanted, (record["slug"], chart, image)
     assert len(found) >= 4, found
+
+
+def test_a_lock_file_pins_every_image_of_the_v010_stack(tmp_path):
+    """The llm-d v0.10 stack (aips_serving_stack): the router chart installs by the lock's digest, and every image of
+    the rendered router (EPP, Envoy sidecar) and of the model server objects is Harbor's, by the lock's digest."""
+    lock, items = carried_lock(tmp_path)
+    proc, out = render(tmp_path, aips_lock_file=str(lock), aips_serving_stack="llm-d-v0.10")
+    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
+    wanted = set(item["digest"] for item in items if item["kind"] == "image")
+    with open(os.path.join(out, "plan.json")) as handle:
+        plan = json.load(handle)
+    router_chart = [chart for chart in CHART_MIRRORS if chart.get("key") == "router"][0]
+    assert plan["charts"]["router"]["pinned_ref"] == "oci://%s/charts/%s@%s" % (
+        HARBOR, router_chart["name"], digest(router_chart["name"])), plan["charts"]["router"]
+    for record in plan["records"]:
+        assert record["stack"] == "llm-d-v0.10", record["slug"]
+        found = []
+        for chart in ("router", "modelserver"):
+            for image in images(manifests(out, record["slug"], chart)):
+                found.append(image)
+                assert image.startswith(HARBOR + "/"), (record["slug"], chart, image)
+                assert "@sha256:" in image and image.rsplit("@", 1)[1] in wanted, (record["slug"], chart, image)
+        # the EPP, the Envoy sidecar and at least one model server container
+        assert len(found) >= 3 and any("llm-d-router-endpoint-picker" in image for image in found), found
+        assert any("envoy" in image for image in found), found

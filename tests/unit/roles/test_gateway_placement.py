@@ -85,3 +85,39 @@ def test_runs_as_a_helm_post_renderer():
 def test_the_script_reads_the_annotation_the_values_write():
     """The post-renderer runs outside the collection (its own copy of the key): it must be naming's."""
     assert gp.ANNOTATION == stack_values.GATEWAY_PLACEMENT_ANNOTATION == "ai-platform.serving/gateway-placement"
+
+
+def epp_deployment(settings, security=None):
+    annotations = {gp.EPP_POD_ANNOTATION: json.dumps(settings)} if settings is not None else {}
+    envoy = {"name": "envoy-proxy", "image": "docker.io/envoyproxy/envoy:distroless-v1.33.2"}
+    if security:
+        envoy["securityContext"] = security
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "router-m-epp"},
+            "spec": {"template": {"metadata": {"annotations": annotations},
+                                  "spec": {"containers": [envoy, {"name": "epp", "image": "e"}]}}}}
+
+
+def test_the_epp_pod_gets_the_pull_secret_and_the_restricted_context():
+    docs, secured = gp.secure_epp([epp_deployment({"imagePullSecrets": [{"name": "harbor-creds"}],
+                                                   "securityContext": True}, security={"runAsUser": 101})])
+    assert secured == ["router-m-epp"]
+    pod = docs[0]["spec"]["template"]["spec"]
+    assert pod["imagePullSecrets"] == [{"name": "harbor-creds"}]
+    assert pod["securityContext"] == {"runAsNonRoot": True, "runAsUser": 65532, "runAsGroup": 65532,
+                                      "seccompProfile": {"type": "RuntimeDefault"}}
+    envoy, epp = pod["containers"]
+    assert envoy["securityContext"] == {"runAsUser": 101}  # the chart's proxy.securityContext is kept
+    assert epp["securityContext"] == {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
+
+
+def test_an_epp_without_the_annotation_or_secret_is_left_as_rendered():
+    before = [epp_deployment(None)]
+    docs, secured = gp.secure_epp([epp_deployment(None)])
+    assert secured == [] and docs == before
+    docs, _secured = gp.secure_epp([epp_deployment({"securityContext": True})])
+    assert "imagePullSecrets" not in docs[0]["spec"]["template"]["spec"]
+
+
+def test_the_router_values_annotation_is_what_the_post_renderer_reads():
+    from ansible_collections.ai_platform.serving.plugins.module_utils.stack import router
+    assert router.EPP_POD_ANNOTATION == gp.EPP_POD_ANNOTATION

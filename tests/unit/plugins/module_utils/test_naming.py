@@ -20,6 +20,9 @@ SEED_NAMES = {
     "gateway_service": "llmd-gateway-{s}",
     "gateway_defaults": "gateway-defaults-{s}",
     "epp_service": "gaie-{s}-epp",
+    # the llm-d v0.10 stack's router, in every record whatever its stack (issue 29)
+    "router_release": "router-{s}",
+    "router_epp": "router-{s}-epp",
 }
 
 
@@ -113,7 +116,8 @@ def test_overrides_change_namespace_release_and_gateway_only():
 
 def test_longest_slug_fits_every_limit_but_the_gateway():
     problems = naming.name_limit_problems(naming.resource_names("a" * 47))
-    assert [problem[0] for problem in problems] == ["gateway"]
+    # and the v0.10 router release (router-<47> is 54), which binds only llm-d v0.10 models (plan/build.py)
+    assert [problem[0] for problem in problems] == ["gateway", "router_release"]
 
 
 def test_gateway_fits_up_to_a_39_character_slug():
@@ -162,3 +166,54 @@ def test_invalid_label_keys(key, why):
 ])
 def test_label_values(value, ok):
     assert (naming.label_value_problem(value) is None) is ok
+
+
+V010_KEYS = ["namespace", "router_release", "gateway_service", "gateway_defaults", "httproute", "pvc", "pv",
+             "pull_job", "router_epp"]
+
+
+def test_the_router_release_binds_the_v010_slug_at_46():
+    assert naming.slug_limit(V010_KEYS) == (46, "router_release")
+    assert naming.name_limit_problems(naming.resource_names("a" * 46), V010_KEYS) == []
+    assert naming.NAME_LIMITS["router_release"] == ("llm-d-router Helm release", 53,
+                                                    "Helm release names are at most 53 characters")
+    assert naming.NAME_LIMITS["router_epp"][1] == 63
+
+
+def test_router_epp_follows_the_chart_truncation():
+    names = naming.resource_names("a" * 46)
+    assert names["router_epp"] == ("router-" + "a" * 46)[:40] + "-epp"
+
+
+@pytest.mark.parametrize("folders, stack, slug", [
+    (["gaie-q", "ms-q"], None, "q"),
+    (["router-q", "modelserver-q"], "llm-d-v0.10", "q"),
+    (["gaie-q", "ms-q", "router-q", "modelserver-q"], "llm-d-v0.10", "q"),
+    (["gaie-q", "ms-q", "router-q", "modelserver-q"], "llm-d-modelservice", "q"),
+    (["gaie-q", "ms-q", "router-q"], None, "q"),  # half of the other pair: not read, not required
+    (["router-q", "modelserver-q", "ms-q"], "llm-d-v0.10", "q"),
+])
+def test_slug_from_either_pair(folders, stack, slug):
+    assert naming.slug_from_folders(folders, stack) == (slug, [])
+
+
+@pytest.mark.parametrize("folders, stack, problem", [
+    (["router-q", "modelserver-q"], None, "no gaie-<slug>/ folder"),
+    (["gaie-q", "ms-q"], "llm-d-v0.10", "no router-<slug>/ folder"),
+    (["router-q"], "llm-d-v0.10", "no modelserver-<slug>/ folder"),
+    (["router-q", "modelserver-r"], "llm-d-v0.10", "router-q/ and modelserver-r/ carry different slugs"),
+    (["router-q", "router-r", "modelserver-q"], "llm-d-v0.10", "2 router-<slug>/ folders (router-q/, router-r/)"),
+    (["gaie-q", "ms-q", "router-r", "modelserver-r"], None,
+     "router-r/, modelserver-r/ (the llm-d-v0.10 stack's folders) carry another slug than gaie-q/ and ms-q/"),
+    (["gaie-r", "ms-q", "router-q", "modelserver-q"], "llm-d-v0.10",
+     "gaie-r/ (the llm-d-modelservice stack's folder) carries another slug"),
+])
+def test_slug_from_either_pair_problems(folders, stack, problem):
+    slug, problems = naming.slug_from_folders(folders, stack)
+    assert slug is None
+    assert any(problem in p for p in problems), problems
+
+
+def test_the_plan_accepts_the_two_stack_names():
+    assert naming.STACK_NAMES == ("llm-d-modelservice", "llm-d-v0.10")
+    assert naming.DEFAULT_STACK == "llm-d-modelservice"

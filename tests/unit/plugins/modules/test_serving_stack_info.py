@@ -14,7 +14,7 @@ import os
 import pytest
 from kubernetes.client.rest import ApiException
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.stack import helm_compat, render
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import helm_compat, render, state
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import values as sv
 from ansible_collections.ai_platform.serving.plugins.module_utils.storage import pull_marker
 from ansible_collections.ai_platform.serving.plugins.modules import serving_stack_info
@@ -150,3 +150,41 @@ def test_the_result_hands_on_the_helm_probe_and_what_the_render_reads_of_each_re
     for item in result["render"]:
         assert item["plan_record"] == render.record_part(recs[item["slug"]])
         assert (item["ref"], item["version"]) == (CHARTS[item["chart"]]["ref"], CHARTS[item["chart"]]["version"])
+
+
+class MovedBackModule(FakeModule):
+    """helm list shows the llm-d v0.10 router release of one seed model: it moved back."""
+
+    listing = []
+
+    def run_command(self, argv):
+        if argv[1] == "list":
+            self.helm_calls.append(argv[1:])
+            return 0, json.dumps(self.listing), ""
+        return FakeModule.run_command(self, argv)
+
+
+def test_the_v010_objects_are_listed_by_label_only_for_a_model_that_moved_back(recs):
+    gen = "qwen3-0-6b-rke2"
+    rec = recs[gen]
+    client = RecordingClient()
+    result = run(recs, client, {EMB: {"digest": SERVED, "claim_annotations": annotations(recs[EMB])}})
+    assert result["uninstall"] == [] and [c[0] for c in client.calls if c[1] == "list"] == ["ConfigMap"]
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment",
+                  "metadata": {"name": "q-decode", "namespace": rec["namespace"],
+                               "labels": state.leftover_selector(gen)}}
+    client = RecordingClient({"Deployment": [deployment]})
+    MovedBackModule.listing = [{"namespace": rec["namespace"], "name": "router-" + gen, "revision": "2",
+                                "status": "deployed"}]
+    params = dict((key, value.get("default")) for key, value in serving_stack_info.argspec().items())
+    params.update(records=[recs[slug] for slug in sorted(recs)], charts=CHARTS,
+                  storage_results={EMB: {"digest": SERVED, "claim_annotations": annotations(recs[EMB])}},
+                  specs=dict((slug, spec(r)) for slug, r in recs.items()))
+    module = MovedBackModule(params)
+    with pytest.raises(Done):
+        serving_stack_info.execute_module(module, client)
+    result = module.result
+    assert [c[0] for c in client.calls if c[1] == "list"] == ["ConfigMap"] + [k for _a, k in state.MODELSERVER_KINDS]
+    assert [i["name"] for i in result["uninstall"]] == ["router-" + gen]
+    assert {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "q-decode", "namespace": rec["namespace"]}} in result["remove"]

@@ -37,7 +37,7 @@ def settings(**extra):
 
 def test_the_lock_pins_the_images_and_the_harbor_chart_mirrors():
     lock = {"images": {"ghcr.io/oras-project/oras:v1.3.1": {"digest": ORAS_DIGEST}, EPP: {"digest": DIGEST}},
-            "charts": chart_section("llm-d-infra", "inferencepool", "llm-d-modelservice")}
+            "charts": chart_section("llm-d-infra", "inferencepool", "llm-d-modelservice", "llm-d-router-standalone")}
     planned, problems = artifacts.plan_artifacts(settings(), lock, serving=True)
     assert problems == []
     oras = [record for record in planned["images"] if record["upstream"] == ip.ORAS_REPOSITORY][0]
@@ -54,7 +54,8 @@ def test_the_lock_pins_the_images_and_the_harbor_chart_mirrors():
         "pinned_ref": "oci://%s/charts/inferencepool@%s" % (HARBOR, DIGEST)}
     assert planned["helm_charts"] == dict(
         (key, {"ref": "oci://%s/charts/%s@%s" % (HARBOR, name, DIGEST), "repo": "", "version": ""})
-        for key, name in (("infra", "llm-d-infra"), ("gaie", "inferencepool"), ("modelservice", "llm-d-modelservice")))
+        for key, name in (("infra", "llm-d-infra"), ("gaie", "inferencepool"), ("modelservice", "llm-d-modelservice"),
+                          ("router", "llm-d-router-standalone")))
 
 
 def test_unpinned_charts_are_plan_problems_on_prem_unless_allowed():
@@ -81,6 +82,43 @@ def test_unpinned_charts_are_plan_problems_on_prem_unless_allowed():
     assert cloud["helm_charts"]["gaie"] == {
         "ref": "oci://registry.k8s.io/gateway-api-inference-extension/charts/inferencepool", "repo": "",
         "version": "v1.2.0"}
+
+
+def test_only_the_charts_of_the_records_stacks_are_required_and_pinned():
+    """serving is the chart keys of the records' stacks: records all on the seed's stack neither require nor pin
+    the v0.10 router chart; a v0.10 record requires and pins it, and not the seed's charts."""
+    seed = {"infra", "gaie", "modelservice"}
+    lock = {"charts": chart_section("llm-d-infra", "inferencepool", "llm-d-modelservice")}
+    planned, problems = artifacts.plan_artifacts(settings(), lock, serving=seed)
+    assert problems == []
+    # the router chart is still planned (by version): it is only not asked for
+    assert planned["helm_charts"]["router"] == {"ref": "oci://%s/charts/llm-d-router-standalone" % HARBOR,
+                                                "repo": "", "version": "v0.10.0"}
+    assert planned["charts"]["router"]["digest"] is None
+    # True stands for the default (seed) stack's charts: the same
+    assert artifacts.plan_artifacts(settings(), lock, serving=True)[1] == []
+    # a chart mirrors list without the router entry is whole for the seed's records
+    seed_mirrors = [chart for chart in carried()["aips_chart_mirrors"] if chart["key"] != "router"]
+    assert artifacts.plan_artifacts(settings(chart_mirrors=seed_mirrors), lock, serving=seed)[1] == []
+
+    planned, problems = artifacts.plan_artifacts(settings(), lock, serving={"router"})
+    assert [(problem.field, problem.problem) for problem in problems] == [
+        ("aips_lock_file", "chart router (oci://%s/charts/llm-d-router-standalone v0.10.0) is not pinned: the lock "
+                           "file /srv/models.lock.yml has no digest for it" % HARBOR)]
+    # the seed's charts stay pinned by the lock, the router's pins once the lock has it
+    assert planned["helm_charts"]["gaie"]["ref"] == "oci://%s/charts/inferencepool@%s" % (HARBOR, DIGEST)
+    whole = {"charts": chart_section("llm-d-router-standalone")}
+    planned, problems = artifacts.plan_artifacts(settings(), whole, serving={"router"})
+    assert problems == []
+    assert planned["helm_charts"]["router"]["ref"] == "oci://%s/charts/llm-d-router-standalone@%s" % (HARBOR, DIGEST)
+    # without the router entry, a v0.10 record's chart is not set (and not reported as unpinned as well)
+    _planned, problems = artifacts.plan_artifacts(settings(chart_mirrors=seed_mirrors), lock, serving={"router"})
+    assert [(problem.field, problem.problem) for problem in problems] == [
+        ("aips_chart_mirrors.router", "the router chart's ref is not set")]
+    # both stacks: all four
+    _planned, problems = artifacts.plan_artifacts(settings(), {}, serving=seed | {"router"})
+    assert sorted(problem.problem.split(" (")[0] for problem in problems) == [
+        "chart gaie", "chart infra", "chart modelservice", "chart router"]
 
 
 def test_a_sites_aips_charts_wins_and_is_checked():

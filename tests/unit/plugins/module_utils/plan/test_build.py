@@ -136,3 +136,120 @@ def test_the_plan_counts_with_the_defaults_of_the_carried_chart(tmp_path):
     (charts / "llm-d-modelservice-v0.4.12.tgz").write_bytes(b"broken")
     records, problems = build_plan(dict(settings, chart_dir=str(charts)))
     assert records == [] and "aips_chart_dir" in format_problems(problems)
+
+
+# --- the llm-d v0.10 stack (issue 29)
+def v010_case(folders=("router-q", "modelserver-q"), **extra):
+    case = {"folders": {"generative/Q": list(folders)},
+            "models": {"generative": [{"name": "Q", "enabled": True, "stack": "llm-d-v0.10"}]}}
+    case.update(extra)
+    return case
+
+
+def test_a_v010_record_and_the_values_it_hands_on(tmp_path):
+    from ansible_collections.ai_platform.serving.plugins.module_utils.plan.task import planned_values
+    from ansible_collections.ai_platform.serving.tests.support.plan_cases import modelserver_objects
+    router = {"router": {"epp": {"resources": {"requests": {"cpu": "100m", "memory": "256Mi"}}}}}
+    case = v010_case(("gaie-q", "ms-q", "router-q", "modelserver-q"), values={"generative/Q/router-q": router},
+                     manifests={"generative/Q/modelserver-q": {"b.yml": modelserver_objects("q", replicas=2)[:1],
+                                                               "a.yaml": modelserver_objects("q")[1:]}})
+    parsed = {}
+    records, problems = build_plan(case_settings(tmp_path, case), parsed=parsed)
+    assert [p for p in problems if p.severity == "error"] == []
+    record = records[0]
+    assert record["stack"] == "llm-d-v0.10" and record["replicas"] == 2
+    model_dir = str(tmp_path / "models" / "generative" / "Q")
+    assert record["values_files"] == {"router": model_dir + "/router-q/values.yaml",
+                                      "modelserver": model_dir + "/modelserver-q"}
+    assert record["names"]["router_release"] == "router-q" and record["names"]["router_epp"] == "router-q-epp"
+    assert record["names"]["gaie_release"] == "gaie-q"  # the other stack's names stay (its removal needs them)
+    values = planned_values(records, parsed)["q"]
+    assert values["files"] == record["values_files"]
+    # sorted files: a.yaml's ServiceAccount before b.yml's Deployment
+    assert values["values"] == {"router": router, "modelserver": modelserver_objects("q")[1:]
+                                + modelserver_objects("q", replicas=2)[:1]}
+
+
+def test_the_seed_record_names_its_stack(tmp_path):
+    case = {"folders": {"generative/Q": ["gaie-q", "ms-q", "router-q", "modelserver-q"]},
+            "models": {"generative": [{"name": "Q", "enabled": True}]}}
+    parsed = {}
+    records, _problems = build_plan(case_settings(tmp_path, case), parsed=parsed)
+    assert records[0]["stack"] == "llm-d-modelservice"
+    assert sorted(records[0]["values_files"]) == ["gaie", "ms"] and sorted(parsed["q"]) == ["gaie", "ms"]
+
+
+def fake_kubectl(tmp_path, output, code=0):
+    script = tmp_path / "kubectl"
+    (tmp_path / "out.yaml").write_text(output)
+    script.write_text("#!/bin/sh\n[ \"$1\" = kustomize ] || exit 9\n[ -d \"$2\" ] || exit 8\n"
+                      "cat %s\necho 'kustomize: boom' >&2\nexit %d\n" % (tmp_path / "out.yaml", code))
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_a_kustomize_overlay_is_rendered_with_the_kubectl_setting(tmp_path):
+    from ansible_collections.ai_platform.serving.tests.support.plan_cases import modelserver_objects
+    kubectl = fake_kubectl(tmp_path, yaml.safe_dump_all(modelserver_objects("q", replicas=3)))
+    case = v010_case(manifests={"generative/Q/modelserver-q": {"kustomization.yaml": "resources: []\n"}},
+                     settings={"kubectl_binary": kubectl})
+    parsed = {}
+    records, problems = build_plan(case_settings(tmp_path, case), parsed=parsed)
+    assert [str(p) for p in problems if p.severity == "error"] == []
+    assert records[0]["replicas"] == 3 and parsed["q"]["modelserver"] == modelserver_objects("q", replicas=3)
+
+
+def test_a_failing_kustomize_is_a_problem_with_its_error(tmp_path):
+    kubectl = fake_kubectl(tmp_path, "", code=1)
+    case = v010_case(manifests={"generative/Q/modelserver-q": {"kustomization.yaml": "resources: []\n"}},
+                     settings={"kubectl_binary": kubectl})
+    problems = [str(p) for p in build_plan(case_settings(tmp_path, case))[1]]
+    assert len(problems) == 1 and "kubectl kustomize failed (exit 1): kustomize: boom" in problems[0]
+    assert "Fix: fix the overlay until `kubectl kustomize " in problems[0]
+
+
+def test_kustomize_output_goes_through_the_safe_reader(tmp_path):
+    from ansible_collections.ai_platform.serving.tests.support.plan_cases import alias_bomb
+    kubectl = fake_kubectl(tmp_path, alias_bomb(levels=8))
+    case = v010_case(manifests={"generative/Q/modelserver-q": {"kustomization.yaml": "resources: []\n"}},
+                     settings={"kubectl_binary": kubectl})
+    problems = [str(p) for p in build_plan(case_settings(tmp_path, case))[1]]
+    assert len(problems) == 1 and "an alias bomb" in problems[0]
+
+
+def test_a_manifest_linked_out_of_the_models_tree_is_refused(tmp_path):
+    outside = tmp_path / "outside.yaml"
+    outside.write_text("kind: Secret\n")
+    case = v010_case(manifests={"generative/Q/modelserver-q": {}})
+    settings = case_settings(tmp_path, case)
+    (tmp_path / "models" / "generative" / "Q" / "modelserver-q" / "x.yaml").symlink_to(outside)
+    problems = [str(p) for p in build_plan(settings)[1]]
+    assert len(problems) == 1 and "resolves to a file outside" in problems[0]
+
+
+# (category, folder, slug, the model server's kind in its Deployment name); the Kustomize example
+# (generative/Qwen3-0.6B) needs kubectl: tests/integration/plan/test_plan_kustomize.py plans it on both stacks
+V010_EXAMPLES = [("generative", "Qwen3-0.6B-rke2", "qwen3-0-6b-rke2", "vllm"),
+                 ("embedder", "all-MiniLM-L6-v2-rke2", "all-minilm-l6-v2-rke2", "infinity"),
+                 ("generative", "sim-qwen3-lab", "sim-qwen3-lab", "sim"),
+                 ("embedder", "all-MiniLM-L6-v2-lab", "minilm-lab", "infinity")]
+
+
+@pytest.mark.parametrize("category, name, slug, server", V010_EXAMPLES)
+@pytest.mark.parametrize("stack", ["llm-d-modelservice", "llm-d-v0.10"])
+def test_the_example_folders_plan_on_both_stacks(category, name, slug, server, stack):
+    import os
+    from ansible_collections.ai_platform.serving.tests.support import ROOT
+    from ansible_collections.ai_platform.serving.tests.support.plan_cases import BASE_SETTINGS
+    settings = dict(BASE_SETTINGS, models_dir=os.path.join(ROOT, "models"), serving_stack=stack,
+                    kubectl_binary="kubectl-never-run", models={category: [{"name": name, "enabled": True}]})
+    parsed = {}
+    records, problems = build_plan(settings, parsed=parsed)
+    assert [str(p) for p in problems if p.severity == "error"] == []
+    assert records[0]["slug"] == slug and records[0]["stack"] == stack
+    if stack == "llm-d-v0.10":
+        assert records[0]["replicas"] == 1
+        objects = parsed[slug]["modelserver"]
+        assert sorted((o["kind"], o["metadata"]["name"]) for o in objects) == [
+            ("Deployment", "%s-%s-decode" % (slug, server)), ("ServiceAccount", slug + "-sa")]
+        assert parsed[slug]["router"]["router"]["modelServers"]["matchLabels"] == {"llm-d.ai/guide": slug}

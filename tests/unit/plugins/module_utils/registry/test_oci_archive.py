@@ -6,6 +6,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import inspect
 import io
 import json
 import os
@@ -237,7 +238,7 @@ def test_chart_plan_records_pass_the_module_argspec(chart_records):
     result = ArgumentSpecValidator(spec).validate(dict(state="pushed", charts=chart_records, destination="/d"))
     assert not result.error_messages, result.error_messages
     assert [c["name"] for c in result.validated_parameters["charts"]] == ["inferencepool", "llm-d-modelservice",
-                                                                          "llm-d-infra"]
+                                                                          "llm-d-infra", "llm-d-router-standalone"]
 
 
 def test_chart_params_resolve_the_archive_in_destination(chart_records, tmp_path):
@@ -279,10 +280,10 @@ def test_chart_credentials_cover_every_registry(chart_records, tmp_path):
                                tmp_path)
     assert oa.chart_credentials(params) == {"harbor.example": ("robot$push", "tok"),
                                             "other.example:5000": ("robot$push", "tok")}
-    # saving logs in to the sources, not to Harbor: only the oci:// chart has a registry, the classic
-    # repositories take no registry login
+    # saving logs in to the sources, not to Harbor: only the oci:// charts (inferencepool, the v0.10 router) have
+    # a registry, the classic repositories take no registry login
     saved = chart_list_params(chart_records, tmp_path, "saved")
-    assert list(oa.chart_credentials(saved)) == ["registry.k8s.io"]
+    assert list(oa.chart_credentials(saved)) == ["registry.k8s.io", "ghcr.io"]
     single = dict(chart_list_params(None, tmp_path, "saved"), chart="oci://ghcr.io/x/c", repository="h.example/p")
     assert list(oa.chart_credentials(single)) == ["ghcr.io"]
     assert list(oa.chart_credentials(dict(single, state="pushed"))) == ["h.example"]
@@ -293,12 +294,13 @@ def test_push_charts_in_one_call_then_nothing(chart_records, tmp_path):
     fake = FakeRegistry()
     params = chart_list_params(chart_records, tmp_path)
     results, failures = oa.transfer_charts(params, push_step(fake))
-    assert failures == [] and sorted(fake.pushes) == ["inferencepool", "llm-d-infra", "llm-d-modelservice"]  # at once, any order
+    assert failures == [] and sorted(fake.pushes) == [  # at once, any order
+        "inferencepool", "llm-d-infra", "llm-d-modelservice", "llm-d-router-standalone"]
     assert [r["item"] for r in results] == chart_records
     assert all(r["changed"] and r["digest"] == oa.sha256_file(r["archive"]) and r["manifest_digest"] for r in results)
     assert results[1]["reference"] == "harbor.example/charts/llm-d-modelservice:v0.4.12"
     again, failures = oa.transfer_charts(params, push_step(fake))
-    assert failures == [] and not any(r["changed"] for r in again) and len(fake.pushes) == 3
+    assert failures == [] and not any(r["changed"] for r in again) and len(fake.pushes) == len(chart_records)
     assert [r["manifest_digest"] for r in again] == [r["manifest_digest"] for r in results]
 
 
@@ -314,20 +316,21 @@ def test_one_bad_chart_is_named_and_the_others_push(chart_records, tmp_path):
     (tmp_path / chart_records[0]["archive"]).write_bytes(b"<html>not a chart</html>")
     fake = FakeRegistry(broken=("llm-d-infra",))
     results, failures = oa.transfer_charts(chart_list_params(chart_records, tmp_path), push_step(fake))
-    assert fake.pushes == ["llm-d-modelservice"]
-    assert results[1]["changed"] and "failed" not in results[1] and results[1]["manifest_digest"]
+    assert sorted(fake.pushes) == ["llm-d-modelservice", "llm-d-router-standalone"]
+    for good in (results[1], results[3]):
+        assert good["changed"] and "failed" not in good and good["manifest_digest"]
     assert results[0]["failed"] and "archive" not in results[0] and results[0]["item"]["name"] == "inferencepool"
     assert "not a Helm chart package" in results[0]["msg"] and "run the download step (charts_download) again" in \
         results[0]["msg"]
-    assert results[2]["failed"] and "gzipped" in results[2]["msg"]
+    assert results[2]["failed"] and results[2]["item"]["name"] == "llm-d-infra" and "gzipped" in results[2]["msg"]
     message = oa.charts_failure_message(failures, len(results))
-    assert message.startswith("2 of 3 charts failed")
+    assert message.startswith("2 of 4 charts failed")
     assert "inferencepool-v1.2.0: chart archive" in message and "llm-d-infra-v1.3.0: helm failed" in message
 
 
 def test_push_charts_need_their_archives(chart_records, tmp_path):
     results, failures = oa.transfer_charts(chart_list_params(chart_records, tmp_path), push_step(FakeRegistry()))
-    assert len(failures) == 3 and all("run the download step first" in r["msg"] for r in results)
+    assert len(failures) == len(chart_records) == 4 and all("run the download step first" in r["msg"] for r in results)
 
 
 @pytest.mark.parametrize("content,problem", [
@@ -360,17 +363,21 @@ def test_save_charts_in_one_call(chart_records, tmp_path):
     # pulled side by side, in any order
     assert (chart_records[0]["chart"], "registry.k8s.io") in pulled
     assert ("llm-d-modelservice", "https://llm-d-incubation.github.io/llm-d-modelservice/") in pulled
+    assert ("oci://ghcr.io/llm-d/charts/llm-d-router-standalone", "ghcr.io") in pulled
+    assert len(pulled) == len(chart_records)
     again, _failures = oa.transfer_charts(params, lambda one: oa.save_chart(one, False, Helm()))
-    assert not any(r["changed"] for r in again) and len(pulled) == 3
+    assert not any(r["changed"] for r in again) and len(pulled) == len(chart_records)
 
 
 def test_charts_are_checked_at_once_and_reported_in_their_order(chart_records, tmp_path):
-    """transfer_charts runs the charts side by side (a no-op re-run waits for one skopeo round, not three) and
-    still returns the results in the order of charts."""
-    started, names = threading.Barrier(3, timeout=10), []
+    """transfer_charts runs the charts side by side (a no-op re-run waits for one skopeo round, not one per chart)
+    and still returns the results in the order of charts."""
+    # every carried chart at once: the default pool (chart_archive pushes with as many workers) fits them all
+    assert len(chart_records) <= inspect.signature(oa.transfer_charts).parameters["workers"].default
+    started, names = threading.Barrier(len(chart_records), timeout=10), []
 
     def step(one):
-        started.wait()  # all three are running together, or this times out
+        started.wait()  # all of them are running together, or this times out
         names.append(one["name"])
         return dict(changed=False, archive=one["archive"])
 

@@ -86,3 +86,28 @@ def test_claims_not_found_by_label_are_read_by_name():
     other_namespace = claim("llm-x", "b-model")
     assert sorted(ls.claims_by_key([found, other_namespace])) == ["llm-a/a-model", "llm-x/b-model"]
     assert ls.missing_claims(records, [found, other_namespace]) == [records[1]]
+
+
+def test_a_service_whose_pods_changed_stack_drops_the_other_stacks_selector_keys():
+    # the embeddings Service of a model that moved to llm-d v0.10: a merge would keep the seed's keys beside the new
+    # ones, and the Service would select no pod; the keys the definition no longer sets are cleared (None)
+    desired = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "ms-q-embeddings", "namespace": "n"},
+               "spec": {"selector": {"ai-platform.serving/stack": "llm-d-v0.10", "ai-platform.serving/model": "q"},
+                        "ports": [{"port": 8200}]}}
+    live = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "ms-q-embeddings", "namespace": "n"},
+            "spec": {"selector": {"ai-platform.serving/stack": "llm-d-v0.10", "ai-platform.serving/model": "q",
+                                  "llm-d.ai/inferenceServing": "true", "llm-d.ai/model": "q"},
+                     "ports": [{"port": 8200, "protocol": "TCP"}]}}
+    key = ls.object_key(desired)
+    assert ls.foreign_selector_keys(desired, live) == ["llm-d.ai/inferenceServing", "llm-d.ai/model"]
+    due = ls.objects_to_apply({"q": [desired]}, {key: live})
+    assert due["q"][0]["spec"]["selector"] == {"ai-platform.serving/stack": "llm-d-v0.10",
+                                               "ai-platform.serving/model": "q",
+                                               "llm-d.ai/inferenceServing": None, "llm-d.ai/model": None}
+    assert desired["spec"]["selector"]["ai-platform.serving/model"] == "q"  # the definition itself is not changed
+    # once the cluster holds exactly the new selector, nothing is due
+    settled = dict(live, spec=dict(live["spec"], selector=dict(desired["spec"]["selector"])))
+    assert ls.objects_to_apply({"q": [desired]}, {key: settled}) == {}
+    # other kinds, and Services without a selector, are compared as before
+    assert ls.foreign_selector_keys({"kind": "ConfigMap"}, {"spec": {"selector": {"a": "b"}}}) == []
+    assert ls.foreign_selector_keys(dict(desired, spec={"type": "ExternalName"}), live) == []

