@@ -7,18 +7,22 @@ A Site is one test's own site: models on one MiniLM artifact under fresh slugs (
 values folders, an inventory (the controller and, where the nodes stage runs, the lab node), the site
 variables, the playbook runs, and the cleanup of what those made: namespaces, PVs, hostPath directories.
 Tests never share a slug, a namespace, a PV or a tag. The names are the seed's (tests assert them).
+A RequestLoop is a bounded loop of GETs from a pod in `default` during a run (a stack move), and
+``loop_summary`` what its log says (total, failed, the longest outage).
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import calendar
 import copy
 import json
 import os
 import shutil
 import subprocess
 import sys
+import time
 import uuid
 
 import yaml
@@ -36,6 +40,22 @@ APPLY = os.path.join(ROOT, "tests", "integration", "model_storage", "apply.yml")
 # the lab's own models (models/<category>/<folder>/{gaie,ms}-<slug>), whose values name the lab's images
 LAB_VALUES = {"embedder": ("all-MiniLM-L6-v2-lab", "minilm-lab"), "generative": ("sim-qwen3-lab", "sim-qwen3-lab")}
 MINIMAL_VALUES = {"gaie": "--- {}\n", "ms": "---\ndecode:\n  replicas: 1\n"}
+BUSYBOX = "%s/images-infra/library/busybox:1.35.0" % HARBOR
+# The request loop's script (sh -c SCRIPT request-loop URL COUNT INTERVAL TIMEOUT): at most COUNT GETs of URL, one
+# every INTERVAL s, each given TIMEOUT s; one line per request, `<epoch seconds when it started> ok|fail`, then
+# `end <n>`. It stops by itself after COUNT requests, or at its next request once /tmp/stop exists (RequestLoop.stop).
+# The times in nanoseconds when this busybox's date has %N, in whole seconds otherwise.
+LOOP_SCRIPT = r"""
+url=$1 count=$2 interval=$3 timeout=$4 i=0 fmt=+%s.%N
+case "$(date $fmt)" in *N) fmt=+%s ;; esac
+while [ "$i" -lt "$count" ] && [ ! -e /tmp/stop ]; do
+  t=$(date $fmt)
+  if wget -q -T "$timeout" -O /dev/null "$url"; then echo "$t ok"; else echo "$t fail"; fi
+  i=$((i + 1))
+  sleep "$interval"
+done
+echo "end $i"
+"""
 
 
 def namespace_of(slug):
@@ -86,6 +106,69 @@ def edit_yaml(path, change):
     change(values)
     with open(path, "w") as handle:
         yaml.safe_dump(values, handle)
+
+
+def loop_requests(text):
+    """``[(epoch seconds, ok)]`` of a request loop's log (LOOP_SCRIPT's lines; any other line is left out)."""
+    found = []
+    for line in (text or "").splitlines():
+        fields = line.split()
+        if len(fields) != 2 or fields[1] not in ("ok", "fail"):
+            continue
+        try:
+            found.append((float(fields[0]), fields[1] == "ok"))
+        except ValueError:
+            continue
+    return found
+
+
+def loop_summary(text, switch=None):
+    """What a request loop's log says: ``total``, ``failed``, ``first``/``last`` (the first and last request's
+    time), ``first_failure``/``last_failure`` (None without failures), ``longest_outage`` (seconds, the longest run
+    of consecutive failures: from its first request to the next request that succeeded, or to its last request when
+    none did), ``longest_run`` (that run's count of failed requests), ``ended`` (the loop printed its `end` line)
+    and, given ``switch`` (epoch seconds), ``before``/``after`` and ``failed_before``/``failed_after`` (the requests
+    started before / at or after it)."""
+    requests = loop_requests(text)
+    failures = [when for when, ok in requests if not ok]
+    summary = {"total": len(requests), "failed": len(failures),
+               "first": requests[0][0] if requests else None, "last": requests[-1][0] if requests else None,
+               "first_failure": failures[0] if failures else None, "last_failure": failures[-1] if failures else None,
+               "ended": any(line.startswith("end ") for line in (text or "").splitlines())}
+    runs, start, count, latest = [], None, 0, None
+    for when, ok in requests:
+        if not ok:
+            start, count, latest = when if start is None else start, count + 1, when
+        elif start is not None:
+            runs.append((when - start, count))
+            start, count = None, 0
+    if start is not None:
+        runs.append((latest - start, count))
+    summary["longest_outage"], summary["longest_run"] = max(runs) if runs else (0.0, 0)
+    if switch is not None:
+        summary["before"] = len([1 for when, _ok in requests if when < switch])
+        summary["after"] = summary["total"] - summary["before"]
+        summary["failed_before"] = len([1 for when in failures if when < switch])
+        summary["failed_after"] = summary["failed"] - summary["failed_before"]
+    return summary
+
+
+def last_change(obj):
+    """Epoch seconds of the newest ``metadata.managedFields`` time of a live object (when a client last changed
+    it: a Service's selector or ExternalName switch, say), or None."""
+    times = [entry.get("time") for entry in (obj or {}).get("metadata", {}).get("managedFields") or []]
+    times = [calendar.timegm(time.strptime(when, "%Y-%m-%dT%H:%M:%SZ")) for when in times if when]
+    return float(max(times)) if times else None
+
+
+def loop_line(what, summary):
+    """``<what>: F of N requests failed, longest outage S s`` (and the first and last failure's time)."""
+    line = "%s: %d of %d requests failed, longest outage %.1f s" % (
+        what, summary["failed"], summary["total"], summary["longest_outage"])
+    if summary["failed"]:
+        line += " (%d in a row; failures from %.2f to %.2f)" % (
+            summary["longest_run"], summary["first_failure"], summary["last_failure"])
+    return line
 
 
 class Site(object):
@@ -314,8 +397,7 @@ class Stack(Site):
         argv = ["wget", "-qO-", url]
         if post is not None:
             argv += ["--header", "Content-Type: application/json", "--post-data", post]
-        self.kube.apply(pod(name, "%s/images-infra/library/busybox:1.35.0" % HARBOR, argv,
-                            pull_secret="sst-pull"), namespace="default")
+        self.kube.apply(pod(name, BUSYBOX, argv, pull_secret="sst-pull"), namespace="default")
         try:
             def ended():
                 state = (self.kube.existing("pod", name, "default").get("status", {})
@@ -327,6 +409,69 @@ class Stack(Site):
                 "" if terminated.get("exitCode") == 0 else self.kube.describe("pod", name, "default"))
         finally:
             self.kube.run("delete", "pod", name, "-n", "default", "--wait=false", "--ignore-not-found", check=False)
+
+    def request_loop(self, url, **options):
+        """A RequestLoop on ``url`` from the default namespace, started (its first request made)."""
+        return RequestLoop(self.kube, url, **options).start()
+
+
+class RequestLoop(object):
+    """GETs of ``url`` from a busybox pod in `default` (the query pod's image and pull secret) while something
+    runs: LOOP_SCRIPT, at most ``count`` requests every ``interval`` s (2400 at 0.25 s: ten minutes and more; the
+    pod stops by itself), each given ``timeout`` s. ``start`` waits for its first request; ``stop`` ends the loop,
+    reads the pod's log and deletes the pod: ``loop_summary`` of the log, ``switch`` given, and the log itself."""
+
+    def __init__(self, kube, url, count=2400, interval=0.25, timeout=5, pull_secret="sst-pull"):
+        self.kube, self.url = kube, url
+        self.count, self.interval, self.timeout, self.pull_secret = count, interval, timeout, pull_secret
+        self.name = "sst-loop-%s" % uuid.uuid4().hex[:6]
+        self.log = ""
+
+    def start(self):
+        argv = ["sh", "-c", LOOP_SCRIPT, "request-loop", self.url, str(self.count), str(self.interval),
+                str(self.timeout)]
+        self.kube.apply(pod(self.name, BUSYBOX, argv, pull_secret=self.pull_secret), namespace="default")
+        try:
+            self.kube.wait_for("request loop %s to make its first request" % self.name,
+                               lambda: loop_requests(self.kube.logs("default", self.name)), timeout=180)
+        except AssertionError:
+            print(self.kube.describe("pod", self.name, "default"))
+            self.delete()
+            raise
+        return self
+
+    def terminated(self):
+        state = (((self.kube.get("pod", self.name, "default") or {}).get("status") or {})
+                 .get("containerStatuses") or [{}])[0].get("state") or {}
+        return state.get("terminated")
+
+    def stop(self, switch=None, after=None):
+        """End the loop (/tmp/stop: it ends at its next request), once it made a request that started ``after``
+        (epoch seconds) when given; read its log (also when it did not end in time: the summary's ``ended`` is then
+        False), delete the pod: the summary (``switch``: loop_summary's), with the ``url``."""
+        def past():
+            requests = loop_requests(self.kube.logs("default", self.name))
+            return self.terminated() or (requests and requests[-1][0] > after)
+        try:
+            if after is not None:
+                self.kube.wait_for("request loop %s to make a request after %.2f" % (self.name, after), past,
+                                   timeout=self.timeout + self.interval + 60)
+            if not self.terminated():
+                self.kube.run("exec", self.name, "-n", "default", "--", "touch", "/tmp/stop", check=False)
+                try:
+                    self.kube.wait_for("request loop %s to end" % self.name, self.terminated,
+                                       timeout=self.timeout + self.interval + 60)
+                except AssertionError as exc:
+                    print(exc)
+            self.log = self.kube.logs("default", self.name)
+        finally:
+            self.delete()
+        summary = loop_summary(self.log, switch)
+        summary["url"] = self.url
+        return summary
+
+    def delete(self):
+        self.kube.run("delete", "pod", self.name, "-n", "default", "--wait=false", "--ignore-not-found", check=False)
 
 
 class CacheSite(Site):

