@@ -33,6 +33,8 @@ MODELSERVER_PREFIX = "modelserver-"  # the llm-d v0.10 stack's model server fold
 # The serving stacks a model may name (aips_serving_stack, a model's ``stack``): stack/stacks.py's, the seed's first.
 SEED_STACK = stacks.SEED.name
 V010_STACK = stacks.V010.name
+ROUTER_MODES = tuple(sorted(stacks.ROUTER_MODES, key=lambda mode: mode != stacks.DEFAULT_ROUTER_MODE))
+DEFAULT_ROUTER_MODE = stacks.DEFAULT_ROUTER_MODE
 STACK_NAMES = (SEED_STACK,) + tuple(sorted(name for name in stacks.STACKS if name != SEED_STACK))
 DEFAULT_STACK = stacks.DEFAULT_STACK
 # stack -> the folder prefixes of its pair under models/<category>/<name>/ (the first holds the router's or

@@ -33,7 +33,8 @@ options:
     description:
       - The models by category, as in the seed's stack config. Keys are V(generative) and V(embedder); each
         holds a list of entries with C(name), C(enabled), C(nodeSelector), C(nameSpace), C(releaseName),
-        C(modelSource) and C(stack).
+        C(modelSource), C(stack) and C(routerMode).
+      - C(routerMode) (V(standalone) or V(gateway); llm-d v0.10 only) overrides O(router_mode) for the model.
       - C(stack) (V(llm-d-modelservice) or V(llm-d-v0.10)) overrides O(serving_stack) for the model; it decides
         which folder pair is required and read - C(gaie-<slug>/) and C(ms-<slug>/), or C(router-<slug>/values.yaml)
         (the llm-d-router chart's values, refused with the key named when it holds a top-level key of GAIE's
@@ -170,6 +171,22 @@ options:
     type: str
     default: kubectl
     version_added: 0.1.0
+  router_mode:
+    description:
+      - The router mode of the site's llm-d v0.10 models (C(aips_router_mode)) - V(standalone) (the default when
+        omitted; llm-d-router-standalone, the EPP with its Envoy sidecar, reached through C(llmd-gateway-<slug>)) or
+        V(gateway) (llm-d-router-gateway behind the site's Gateway O(router_gateway), with the HTTPRoute
+        C(llm-d-<slug>) to the model's InferencePool). A model's C(routerMode) overrides it; C(routerMode) on a
+        model of the seed's stack is a problem.
+    type: str
+    version_added: 0.1.0
+  router_gateway:
+    description:
+      - The site's Gateway that gateway-mode routers sit behind (C(aips_router_gateway)) - C(name) (required in
+        gateway mode), C(namespace) (default the model's namespace) and C(service), the Service of the Gateway that
+        C(llmd-gateway-<slug>) points at (default C(<name>-istio), Istio's name for it).
+    type: raw
+    version_added: 0.1.0
 extends_documentation_fragment:
   - ai_platform.serving.cluster_settings
 attributes:
@@ -226,6 +243,14 @@ records:
     stack:
       description: The model's serving stack - its C(stack), else O(serving_stack), else V(llm-d-modelservice).
       type: str
+    router_mode:
+      description: llm-d v0.10 - the router mode, its C(routerMode), else O(router_mode), else V(standalone); null on
+        the seed's stack.
+      type: str
+    router_gateway:
+      description: Gateway mode - the site Gateway C({name, namespace, service}) the model's HTTPRoute attaches to
+        (O(router_gateway), its namespace defaulted to the model's, its service to C(<name>-istio)); null otherwise.
+      type: dict
     namespace:
       description: C(llm-d-<slug>) or the C(nameSpace) override.
       type: str

@@ -19,6 +19,9 @@ from ansible_collections.ai_platform.serving.tests.support.playbook import ansib
 # The images the lab builds (lab/labkit/images.py), carried by the product (group_vars/all/images.yml).
 LAB_BUILT = ("ghcr.io/oras-project/oras", "ghcr.io/llm-d/llm-d-inference-sim",
              "registry.k8s.io/gateway-api-inference-extension/epp", "docker.io/michaelf34/infinity")
+# The llm-d v0.10 router's images the lab builds stand-ins of (the EPP, the Envoy sidecar): a bundle of a site
+# with a model on that stack carries them too.
+ROUTER_BUILT = ("ghcr.io/llm-d/llm-d-router-endpoint-picker", "docker.io/envoyproxy/envoy")
 
 
 def lab_layout():
@@ -29,11 +32,12 @@ def lab_layout():
     return layout
 
 
-def lab_images():
-    """The carried images the lab builds, and where bundle.yml reads each: the lab's layout, by the ref name
-    the lab gives it (the source without its registry, '/' -> '_', ':' -> '-')."""
+def lab_images(built=LAB_BUILT):
+    """The carried images the lab builds whose repository is in ``built`` (default: the seed stack's and the pull
+    Job's; add ROUTER_BUILT for llm-d v0.10's router), and where bundle.yml reads each: the lab's layout, by the
+    ref name the lab gives it (the source without its registry, '/' -> '_', ':' -> '-')."""
     layout = lab_layout()
-    images = [image for image in CARRIED["aips_images"] if image["source"].rsplit(":", 1)[0] in LAB_BUILT]
+    images = [image for image in CARRIED["aips_images"] if image["source"].rsplit(":", 1)[0] in built]
     refs = dict((image["source"], image["source"].split("/", 1)[1].replace("/", "_").replace(":", "-"))
                 for image in images)
     sources = dict((source, "oci:%s:%s" % (layout, ref)) for source, ref in refs.items())

@@ -29,8 +29,9 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.plan.checks im
     CLUSTER, VARIABLE_PREFIX, Problem, check_collisions, check_namespace, check_pull_image, check_settings,
     check_sync, check_values_policy, setting_field)
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan.schema import (
-    ACCESS_MODES, ACCESS_RWO, ACCESS_RWX, CATEGORIES, DEFAULT_STACK, MODEL_FIELDS, SOURCE_FIELDS, STACK_NAMES,
-    STORAGE_CLAIM, STORAGE_HARBOR, STORAGE_NONE, V010_STACK)
+    ACCESS_MODES, ACCESS_RWO, ACCESS_RWX, CATEGORIES, DEFAULT_ROUTER_MODE, DEFAULT_STACK, MODEL_FIELDS,
+    ROUTER_GATEWAY_FIELDS, ROUTER_MODES, SOURCE_FIELDS, STACK_NAMES, STORAGE_CLAIM, STORAGE_HARBOR, STORAGE_NONE,
+    V010_STACK)
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import reference
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import chart_facts
 
@@ -70,6 +71,7 @@ class _ModelChecker(object):
         # the parsed router values, modelserver -> the model server's objects (a list; llm-d v0.10)
         self.values = {}
         self.stack = DEFAULT_STACK
+        self.router_mode = None
 
     def fail(self, field, value, problem, fix, severity="error"):
         self.problems.append(Problem(self.label, field, value, problem, fix, severity))
@@ -99,6 +101,9 @@ class _ModelChecker(object):
                       "use only %s (field names are case-sensitive)" % ", ".join(MODEL_FIELDS))
         self.stack = self._stack()
         if self.stack is None:
+            return None
+        self.router_mode = self._router_mode()
+        if self.stack == V010_STACK and self.router_mode is None:
             return None
         name = entry.get("name")
         if not isinstance(name, str) or not name or "/" in name or name in (".", ".."):
@@ -144,6 +149,41 @@ class _ModelChecker(object):
                       % (", ".join(STACK_NAMES), setting_field("serving_stack")))
             return None
         return value
+
+    def _router_mode(self):
+        """llm-d v0.10's router mode: the model's ``routerMode``, else aips_router_mode, else standalone (None on the
+        seed's stack; an unknown site default is reported once, by build_plan). ``routerMode`` on a model of the
+        seed's stack, or unknown, is a problem of the model."""
+        value = self.entry.get("routerMode")
+        if self.stack != V010_STACK:
+            if value is not None:
+                self.fail("routerMode", value, "routerMode is a setting of the %s stack, and the model's stack is %s"
+                          % (V010_STACK, self.stack), "remove routerMode, or set stack: %s" % V010_STACK)
+            return None
+        if value is None:
+            site = self.settings.get("router_mode")
+            return site if site in ROUTER_MODES else DEFAULT_ROUTER_MODE
+        if value not in ROUTER_MODES:
+            self.fail("routerMode", value, "unknown router mode", "set routerMode to one of %s, or remove it to use "
+                      "%s" % (", ".join(ROUTER_MODES), setting_field("router_mode")))
+            return None
+        return value
+
+    def _router_gateway(self, names):
+        """Gateway mode: the site Gateway the model's HTTPRoute attaches to (aips_router_gateway; build_plan has
+        checked its shape), its namespace defaulted to the model's and its Service to Istio's ``<name>-istio``.
+        A site without one is a problem of the model."""
+        if self.router_mode != "gateway":
+            return None
+        gateway = self.settings.get("router_gateway") or {}
+        if not isinstance(gateway, dict) or not gateway.get("name"):
+            self.fail("routerMode", self.router_mode, "gateway mode attaches the model's HTTPRoute %s to the site's "
+                      "Gateway, and %s names none" % (names["httproute"], setting_field("router_gateway")),
+                      "set %s: {name: <Gateway>, namespace: <its namespace>, service: <its Service>}, or set "
+                      "routerMode: standalone" % setting_field("router_gateway"))
+            return None
+        return {"name": gateway["name"], "namespace": gateway.get("namespace") or names["namespace"],
+                "service": gateway.get("service") or naming.gateway_class_service_name(gateway["name"], "istio")}
 
     def _stack_fix(self, fix):
         """``fix`` prefixed, for the llm-d v0.10 stack, with where the model's stack came from."""
@@ -563,6 +603,8 @@ class _ModelChecker(object):
             "embedder": embedder,
             "slug": slug,
             "stack": self.stack,
+            "router_mode": self.router_mode,
+            "router_gateway": self._router_gateway(names),
             "names": dict(names,
                           harbor_pull_secret=naming.HARBOR_PULL_SECRET if self.settings.get("harbor_token") else None),
             "routing_kind": naming.routing_kind(embedder),
@@ -624,6 +666,39 @@ def node_affinity(node_selector):
         "nodeSelectorTerms": [{"matchExpressions": expressions}]}}}
 
 
+def _check_router_settings(settings, problems):
+    """aips_router_mode is a known mode; aips_router_gateway, when set, a mapping of name, namespace and service,
+    each a DNS name (the Gateway's name a DNS subdomain, its namespace and Service DNS labels)."""
+    mode = settings.get("router_mode")
+    if mode is not None and mode not in ROUTER_MODES:
+        problems.append(Problem(CLUSTER, setting_field("router_mode"), mode, "unknown router mode",
+                                "set %s to one of %s (the default is %s)" % (setting_field("router_mode"),
+                                                                             ", ".join(ROUTER_MODES),
+                                                                             DEFAULT_ROUTER_MODE)))
+    gateway = settings.get("router_gateway")
+    field = setting_field("router_gateway")
+    if gateway in (None, {}):
+        return
+    if not isinstance(gateway, dict):
+        problems.append(Problem(CLUSTER, field, type(gateway).__name__, "the router's Gateway must be a mapping",
+                                "write %s as {name: <Gateway>, namespace: <its namespace>, service: <its Service>}"
+                                % field))
+        return
+    for key in sorted(set(gateway) - set(ROUTER_GATEWAY_FIELDS), key=str):
+        problems.append(Problem(CLUSTER, "%s.%s" % (field, key), gateway[key], "unknown field of the router's Gateway",
+                                "use only %s" % ", ".join(ROUTER_GATEWAY_FIELDS)))
+    rules = (("name", naming.DNS_SUBDOMAIN_RE, naming.DNS_SUBDOMAIN_MAX, "a Gateway name (a DNS subdomain)"),
+             ("namespace", naming.DNS_LABEL_RE, naming.DNS_LABEL_MAX, "a namespace name (a DNS label)"),
+             ("service", naming.DNS_LABEL_RE, naming.DNS_LABEL_MAX, "a Service name (a DNS label)"))
+    for key, pattern, limit, what in rules:
+        value = gateway.get(key)
+        if value in (None, "") and key != "name":
+            continue
+        if not isinstance(value, str) or len(value) > limit or not pattern.match(value):
+            problems.append(Problem(CLUSTER, "%s.%s" % (field, key), value, "%s.%s must be %s" % (field, key, what),
+                                    "use lowercase letters, digits and '-' (at most %d characters)" % limit))
+
+
 def build_plan(settings, image_records=None, parsed=None):
     """Validate ``settings`` and return ``(records, problems)``.
 
@@ -649,6 +724,7 @@ def build_plan(settings, image_records=None, parsed=None):
         problems.append(Problem(CLUSTER, setting_field("serving_stack"), site_stack, "unknown serving stack",
                                 "set %s to one of %s (the default is %s)" % (setting_field("serving_stack"),
                                                                              ", ".join(STACK_NAMES), DEFAULT_STACK)))
+    _check_router_settings(settings, problems)
     settings = dict(settings, image_records=image_records)
     try:
         settings["modelservice_defaults"] = chart_facts.chart_defaults(chart_facts.MODELSERVICE,

@@ -8,7 +8,7 @@ records is trimmed, and adds a problem for every string it refuses. The rule per
 
 - **Trimmed** (surrounding whitespace dropped, so a YAML block scalar's trailing newline never reaches a Job's
   env or an object name; the record carries the trimmed value): the model fields ``nameSpace``,
-  ``releaseName``, ``stack``, the values of ``nodeSelector``, a ``pvc://`` ``modelSource`` and the ``modelSource`` fields
+  ``releaseName``, ``stack``, ``routerMode``, the values of ``nodeSelector``, a ``pvc://`` ``modelSource`` and the ``modelSource`` fields
   ``harborRef``, ``modelUri``, ``storageSize``, ``storageClass``, ``accessMode``, ``hostpathNode``,
   ``hostpathDir``.
 - **Refused** when they carry surrounding whitespace: the model ``name`` (it names a folder, where a space
@@ -16,7 +16,7 @@ records is trimmed, and adds a problem for every string it refuses. The rule per
   refused by the label check), and every
   cluster setting (``aips_cloud_provider``, ``aips_kubeconfig``, ``aips_harbor_hostname``, ``aips_harbor_user``,
   ``aips_hostpath_root``, ``aips_oras_version``, ``aips_oras_image``, ``aips_serving_stack``,
-  ``aips_kubectl_binary``, the string fields of
+  ``aips_kubectl_binary``, ``aips_router_mode``, the string fields of
   ``aips_gpu_toleration``): the roles read those variables themselves, so a value trimmed here would still
   reach them untrimmed. A blank setting (whitespace only) counts as unset.
 - ``aips_harbor_token``: blank counts as unset; any whitespace in it is refused, and the token is never shown.
@@ -35,11 +35,11 @@ import re
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan.checks import CLUSTER, Problem, setting_field
 
-TRIMMED_MODEL_FIELDS = ("nameSpace", "releaseName", "stack")
+TRIMMED_MODEL_FIELDS = ("nameSpace", "releaseName", "stack", "routerMode")
 TRIMMED_SOURCE_FIELDS = ("harborRef", "modelUri", "storageSize", "storageClass", "accessMode", "hostpathNode",
                          "hostpathDir")
 REFUSED_SETTINGS = ("cloud_provider", "kubeconfig", "harbor_hostname", "harbor_user", "hostpath_root",
-                    "oras_image", "serving_stack", "kubectl_binary")  # and oras_version, which must be a plain tag (TAG_RE)
+                    "oras_image", "serving_stack", "kubectl_binary", "router_mode")  # and oras_version, which must be a plain tag (TAG_RE)
 SECRET_SETTINGS = ("harbor_token",)
 TOLERATION_STRINGS = ("key", "operator", "value", "effect")
 TAG_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}\Z")

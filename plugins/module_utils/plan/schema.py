@@ -20,13 +20,19 @@ from ansible_collections.ai_platform.serving.plugins.module_utils import naming
 # --- inputs: aips_models ({category: [entry, ...]}) and aips_cloud_provider
 CATEGORIES = ("generative", "embedder")
 PROVIDERS = ("cloud", "on-prem")
-# the seed's model fields (what a Pulumi stack file may carry, migrate/pulumi.py), and the collection's own: stack
+# the seed's model fields (what a Pulumi stack file may carry, migrate/pulumi.py), and the collection's own: stack,
+# routerMode (llm-d v0.10 only)
 SEED_MODEL_FIELDS = ("name", "enabled", "nodeSelector", "nameSpace", "releaseName", "modelSource")
-MODEL_FIELDS = SEED_MODEL_FIELDS + ("stack",)
+MODEL_FIELDS = SEED_MODEL_FIELDS + ("stack", "routerMode")
 # --- serving stacks (aips_serving_stack, a model's ``stack``): naming.STACK_NAMES (stack/stacks.py's STACKS)
 STACK_NAMES = naming.STACK_NAMES
 DEFAULT_STACK = naming.DEFAULT_STACK
 V010_STACK = naming.V010_STACK
+# --- llm-d v0.10's router modes (aips_router_mode, a model's ``routerMode``; stack/stacks.py's ROUTER_MODES) and the
+# site Gateway a gateway-mode router sits behind (aips_router_gateway: name, namespace, service)
+ROUTER_MODES = naming.ROUTER_MODES
+DEFAULT_ROUTER_MODE = naming.DEFAULT_ROUTER_MODE
+ROUTER_GATEWAY_FIELDS = ("name", "namespace", "service")
 SOURCE_FIELDS = ("harborRef", "modelUri", "storageSize", "storageClass", "accessMode", "hostpathNode", "hostpathDir")
 
 # --- storage modes and claim access modes (storage.mode, storage.access_mode)
@@ -45,6 +51,10 @@ RECORD_FIELDS = (
     ("embedder", "True for embedders (a ClusterIP Service instead of an HTTPRoute)"),
     ("slug", "the slug of the model's folder pair (gaie-<slug>/ms-<slug>, or router-<slug>/modelserver-<slug>)"),
     ("stack", "the serving stack the model runs on, one of STACK_NAMES (its stack field, else aips_serving_stack)"),
+    ("router_mode", "llm-d v0.10: standalone or gateway, one of ROUTER_MODES (its routerMode field, else "
+                    "aips_router_mode); None on the seed's stack"),
+    ("router_gateway", "gateway mode: the site Gateway {name, namespace, service} (aips_router_gateway, namespace "
+                       "defaulted to the model's, service to <name>-istio); None otherwise"),
     ("names", "every resource name of the model (naming.resource_names) plus harbor_pull_secret"),
     ("routing_kind", "the key in names of the object that routes to the model (httproute or embeddings_service)"),
     ("namespace", "the model's namespace (names.namespace)"),

@@ -23,7 +23,7 @@ from ansible_collections.ai_platform.serving.plugins.module_utils.stack import s
 SETTINGS = ("models", "models_dir", "cloud_provider", "kubeconfig", "harbor_hostname", "harbor_user",
             "harbor_token", "gpu_toleration", "hostpath_root", "oras_version", "oras_image", "images", "sync_models",
             "protected_namespaces", "values_policy_allow", "chart_dir", "pod_security", "chart_mirrors", "charts",
-            "lock_file", "allow_unpinned", "serving_stack", "kubectl_binary")
+            "lock_file", "allow_unpinned", "serving_stack", "kubectl_binary", "router_mode", "router_gateway")
 
 
 def argspec():
@@ -54,6 +54,10 @@ def argspec():
         # the plan checks the name itself (naming.STACK_NAMES) and names aips_serving_stack
         serving_stack=dict(type="str"),
         kubectl_binary=dict(type="str", default="kubectl"),
+        # llm-d v0.10's router mode (a model's routerMode overrides it) and the site Gateway of gateway mode; raw:
+        # the plan checks its shape and names aips_router_gateway
+        router_mode=dict(type="str"),
+        router_gateway=dict(type="raw"),
     )
 
 

@@ -381,7 +381,7 @@ def chart_params(params, entry):
     return one
 
 
-def transfer_charts(params, transfer, workers=4):
+def transfer_charts(params, transfer, workers=5):
     """Run ``transfer(one_chart_params)`` (save_chart or push_chart with their tools bound) for every
     ``charts`` entry, up to ``workers`` at a time (each mostly waits on skopeo, helm and the registry; on a
     no-op re-run every stack chart is checked at once), one failure not stopping the others.

@@ -86,7 +86,7 @@ def output_files(texts, values):
 
 
 # what the render and its checks read of a plan record (admission.py, values_policy.refused), and of its storage
-RECORD_FIELDS = ("slug", "name", "namespace", "names", "values_files", "model_artifacts_uri", "stack")
+RECORD_FIELDS = ("slug", "name", "namespace", "names", "values_files", "model_artifacts_uri", "stack", "router_mode")
 STORAGE_FIELDS = ("mode", "pv", "pvc", "claim", "hostpath_node")
 CHART_FIELDS = ("ref", "repo", "version")
 

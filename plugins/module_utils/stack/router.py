@@ -23,6 +23,13 @@ replaced) with what the collection owns:
   (roles/serving_stack/files/gateway_placement.py) what the chart has no key for: the pull secret and the
   restricted securityContext of the EPP pod.
 
+Gateway mode (a record of ``stacks.V010_GATEWAY``, chart llm-d-router-gateway v0.10.0): no proxy and no client
+port (the site's Gateway calls the InferencePool); ``provider`` from the ``gaie_provider`` setting (Istio: the
+DestinationRule to ``router-<slug>-epp``, as for GAIE's chart) and ``httpRoute.create: false``: the HTTPRoute is the
+collection's own ``llm-d-<slug>`` (spec_v010.py), the seed's name, so a move switches that one object; the file's
+``httpRoute.requestTimeout`` is its timeout. ``httpRoute.baseModel`` / ``headerMatches``, which only the chart's
+route would carry, are refused.
+
 Problems (``router_problems``): the old GAIE top-level keys the chart refuses, an ``http`` service port not on 80,
 ``router.tokenizer.enabled`` on a model served from its claim or on-prem (its sidecar downloads from Hugging Face),
 and an InferencePool that selects no pod template of the model-server objects.
@@ -56,6 +63,10 @@ REFUSED_KEYS = ("inferenceExtension", "inferencePool", "experimentalHttpRoute", 
 # read by the post-renderer (roles/serving_stack/files/gateway_placement.py)
 EPP_POD_ANNOTATION = naming.annotation_key("epp_pod")
 POD_TEMPLATE_KINDS = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job")
+# gateway mode: the chart's default request timeout of its HTTPRoute (values.yaml httpRoute.requestTimeout), and
+# the keys only the chart's own HTTPRoute reads
+ROUTE_TIMEOUT = "300s"
+CHART_ROUTE_ONLY = ("baseModel", "headerMatches")
 
 
 def _section(values, *keys):
@@ -112,8 +123,25 @@ def epp_pod(record):
     return pod
 
 
+def gateway_mode(record):
+    """Whether the record's router sits behind the site's Gateway (llm-d-router-gateway)."""
+    return stacks.for_record(record) is stacks.V010_GATEWAY
+
+
+def chart_name(record):
+    """The router chart of the record's mode, as its messages name it."""
+    return "%s v0.10.0" % stacks.releases(stacks.for_record(record))[0].chart_name
+
+
+def route_timeout(file_values):
+    """The request timeout of the model's HTTPRoute in gateway mode: the file's ``httpRoute.requestTimeout``, else
+    the chart's default."""
+    return _section(file_values, "httpRoute").get("requestTimeout") or ROUTE_TIMEOUT
+
+
 def router_overrides(record, file_values, settings=None):
-    """The programmatic ``router.*`` values of one plan record (see the module doc)."""
+    """The programmatic values of one plan record (see the module doc): ``router.*``, and in gateway mode
+    ``provider`` and ``httpRoute``."""
     cfg = stack_values._settings(settings)  # pylint: disable=protected-access
     file_router = _section(file_values, "router")
     epp = {"podAnnotations": {EPP_POD_ANNOTATION: json.dumps(epp_pod(record), sort_keys=True)}}
@@ -126,6 +154,10 @@ def router_overrides(record, file_values, settings=None):
     if not file_epp_image.get("repository"):
         epp["image"] = image_mapping(images["epp"])
     router = {"epp": epp, "modelServers": {"matchLabels": stacks.owned_labels(record["slug"])}}
+    if gateway_mode(record):
+        overrides = {"router": router, "httpRoute": {"create": False}}
+        overrides.update(stack_values.provider_values(record, cfg, record["names"]["router_epp"]))
+        return overrides
     proxy = _section(file_router, "proxy")
     if proxy.get("enabled", True) is not False and proxy.get("proxyType", "envoy") == "envoy" \
             and not isinstance(proxy.get("image"), str):
@@ -141,6 +173,11 @@ def router_values(record, file_values, settings=None):
     its claim loses the Hugging Face token env of its EPP (``router.epp.env``), with a note."""
     values = stack_values.merge_values(file_values or {}, router_overrides(record, file_values or {}, settings))
     notes = []
+    if gateway_mode(record) and _section(file_values, "httpRoute").get("create") is True:
+        notes.append("%s: httpRoute.create is true: the model's HTTPRoute is the collection's %s (to the same "
+                     "InferencePool, on %s), so the chart's is off" % (
+                         _where(record), record["names"]["httproute"], (record.get("router_gateway") or {})
+                         .get("name", "the site's Gateway")))
     if stack_values.serves_from_claim(record):
         epp = values["router"]["epp"]
         dropped = offline.drop_token_env(epp, "router.epp")
@@ -191,10 +228,21 @@ def router_problems(record, file_values, values, objects, settings=None):
     problems = []
     for key in REFUSED_KEYS:
         if file_values.get(key):
-            problems.append("%s: %s is a key of the seed's GAIE values, which llm-d-router-standalone v0.10.0 "
-                            "refuses. Fix: move its settings under router.* (router.epp, router.modelServers, "
-                            "router.inferencePool, router.inferenceObjectives)." % (where, key))
-    port = http_port(file_values)
+            problems.append("%s: %s is a key of the seed's GAIE values, which %s refuses. Fix: move its settings "
+                            "under router.* (router.epp, router.modelServers, router.inferencePool, "
+                            "router.inferenceObjectives)%s." % (
+                                where, key, chart_name(record),
+                                "; an HTTPRoute's under httpRoute" if key == "experimentalHttpRoute"
+                                and gateway_mode(record) else ""))
+    if gateway_mode(record):
+        route = _section(file_values, "httpRoute")
+        for key in CHART_ROUTE_ONLY:
+            if route.get(key):
+                problems.append("%s: httpRoute.%s is read only by the chart's own HTTPRoute, and in gateway mode the "
+                                "model's HTTPRoute is the collection's %s (the chart's is off). Fix: remove "
+                                "httpRoute.%s, or route by header with an HTTPRoute of the site's own beside it."
+                                % (where, key, record["names"].get("httproute"), key))
+    port = None if gateway_mode(record) else http_port(file_values)  # gateway mode has no client port
     if port is not None and port.get("port") != CLIENT_PORT:
         problems.append("%s: router.extraServicePorts http port is %s, but the model's endpoint %s reaches the "
                         "router on port %d. Fix: set its port to %d (targetPort %d, Envoy's listener) or remove the "

@@ -105,7 +105,7 @@ MODELSERVER = "modelserver"
 def input_keys(record):
     """The keys of a record's stack inputs: its stack's values files, plus ``modelserver`` on llm-d v0.10."""
     stack = stacks.for_record(record)
-    return stacks.values_files(stack) + ((MODELSERVER,) if stack is stacks.V010 else ())
+    return stacks.values_files(stack) + ((MODELSERVER,) if stacks.is_v010(stack) else ())
 
 
 def read_manifests(record, root=None):
@@ -164,7 +164,7 @@ def stack_settings(params):
 def record_spec(record, files, settings):
     """``(spec, problems)`` of one record; an error of a record the plan did not make names the model."""
     try:
-        if stacks.for_record(record) is stacks.V010:
+        if stacks.is_v010(stacks.for_record(record)):
             spec = spec_v010.stack_spec(record, files["router"], files[MODELSERVER], settings)
         else:
             spec = stack_values.stack_spec(record, files["gaie"], files["ms"], settings)

@@ -13,7 +13,11 @@ the render, the Helm repair, the state module and the removal read them here.
 
 Two stacks: the seed's (``SEED``: llm-d-infra, GAIE inferencepool, llm-d-modelservice), the default, and llm-d
 v0.10's (``V010``: one Helm release, llm-d-router-standalone, beside model-server objects the collection applies
-itself, not a release). A plan record names its stack in its ``stack`` field (``for_record``; a record without one
+itself, not a release). llm-d v0.10 has two router modes (a record's ``router_mode``): ``standalone`` (``V010``,
+the EPP with its Envoy sidecar) and ``gateway`` (``V010_GATEWAY``: the same stack, its one release on
+llm-d-router-gateway behind the site's Gateway, chart key ``router_gateway``). A mode is not a stack of its own: a
+model that changes mode keeps its stack (nothing is installed beside), and Helm upgrades ``router-<slug>`` from one
+chart to the other. A plan record names its stack in its ``stack`` field (``for_record``; a record without one
 is the seed's); every helper takes an optional stack (a ``Stack`` or its name) and defaults to ``DEFAULT_STACK``.
 ``STACK_LABEL`` and ``MODEL_LABEL`` are the labels the collection adds to the v0.10 model-server pod templates
 (never to selectors) and merges into the router's ``router.modelServers.matchLabels``, so its InferencePool
@@ -44,8 +48,18 @@ V010 = Stack(name="llm-d-v0.10", releases=(
     Release(chart="router", name_key="router_release", values_file="router", chart_name="llm-d-router-standalone",
             post_renderer=True),
 ))
+# llm-d v0.10 in gateway mode: the same stack (name), its router release on the gateway chart
+V010_GATEWAY = Stack(name=V010.name, releases=(
+    Release(chart="router_gateway", name_key="router_release", values_file="router",
+            chart_name="llm-d-router-gateway", post_renderer=True),
+))
 STACKS = {SEED.name: SEED, V010.name: V010}
 DEFAULT_STACK = SEED.name
+# the router modes of llm-d v0.10 (a record's router_mode; None: standalone) and the variant each one is
+ROUTER_MODES = {"standalone": V010, "gateway": V010_GATEWAY}
+DEFAULT_ROUTER_MODE = "standalone"
+# every variant, the seed's first: what per-chart lists of all models hold
+VARIANTS = (SEED, V010, V010_GATEWAY)
 
 # the owned pod-template labels of the v0.10 model servers (value: the stack's name, the model's slug)
 STACK_LABEL = "ai-platform.serving/stack"
@@ -59,9 +73,20 @@ def owned_labels(slug, stack=None):
 
 
 def for_record(record):
-    """The ``Stack`` of a plan record: its ``stack`` field, ``DEFAULT_STACK`` when it has none; ValueError for an
-    unknown name."""
-    return get((record or {}).get("stack") or None)
+    """The ``Stack`` of a plan record: its ``stack`` field, ``DEFAULT_STACK`` when it has none; on llm-d v0.10, the
+    variant of its ``router_mode`` (``V010_GATEWAY`` for ``gateway``); ValueError for an unknown name or mode."""
+    stack = get((record or {}).get("stack") or None)
+    if stack.name != V010.name:
+        return stack
+    mode = (record or {}).get("router_mode") or DEFAULT_ROUTER_MODE
+    if mode not in ROUTER_MODES:
+        raise ValueError("unknown router mode %r (known: %s)" % (mode, ", ".join(sorted(ROUTER_MODES))))
+    return ROUTER_MODES[mode]
+
+
+def is_v010(stack):
+    """Whether ``stack`` (a ``Stack`` or a name) is llm-d v0.10's, in either router mode."""
+    return get(stack).name == V010.name
 
 
 def get(stack=None):
@@ -121,7 +146,7 @@ def release_names(record, stack=None):
 def all_releases():
     """The ``Release`` entries of every stack, the seed's first (each stack's in deploy order): what per-chart
     lists of all models hold (a run has records of both stacks)."""
-    return tuple(release for name in (SEED.name, V010.name) for release in STACKS[name].releases)
+    return tuple(release for stack in VARIANTS for release in stack.releases)
 
 
 def all_chart_keys():
@@ -130,8 +155,13 @@ def all_chart_keys():
 
 
 def all_release_keys():
-    """Every stack's ``names`` keys of releases, e.g. ``('infra_release', ..., 'router_release')``."""
-    return tuple(release.name_key for release in all_releases())
+    """Every stack's ``names`` keys of releases, each once, e.g. ``('infra_release', ..., 'router_release')``
+    (both router modes name their release ``router_release``)."""
+    keys = []
+    for release in all_releases():
+        if release.name_key not in keys:
+            keys.append(release.name_key)
+    return tuple(keys)
 
 
 def all_post_rendered():

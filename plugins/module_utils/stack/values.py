@@ -421,17 +421,25 @@ def gateway_placement(record):
     return placement
 
 
-def gaie_values(record, file_values, settings=None):
-    """``gaie-<slug>/values.yaml`` merged with the provider and its DestinationRule."""
+def provider_values(record, settings=None, epp_service=None):
+    """``{"provider": ...}`` of a chart with GAIE's provider keys (inferencepool, llm-d-router-gateway): the
+    ``gaie_provider`` setting and, for Istio, the DestinationRule to the EPP Service ``epp_service`` (default the
+    seed's, names.epp_service) by FQDN, with the connection pool."""
     cfg = _settings(settings)
     names = record["names"]
     provider = {"name": cfg["gaie_provider"]}
     if cfg["gaie_provider"] == "istio":
-        rule = {"host": _epp_fqdn(record, cfg)}
+        rule = {"host": naming.service_fqdn(epp_service or names["epp_service"], names["namespace"],
+                                            cfg["cluster_domain"])}
         if cfg["connection_pool"]:
             rule["trafficPolicy"] = {"connectionPool": cfg["connection_pool"]}
         provider["istio"] = {"destinationRule": rule}
-    return merge_values(file_values or {}, {"provider": provider})
+    return {"provider": provider}
+
+
+def gaie_values(record, file_values, settings=None):
+    """``gaie-<slug>/values.yaml`` merged with the provider and its DestinationRule."""
+    return merge_values(file_values or {}, provider_values(record, settings))
 
 
 def _meta(record, name):
@@ -448,19 +456,27 @@ def gateway_service(record, settings=None):
                      "externalName": naming.service_fqdn(target, names["namespace"], cfg["cluster_domain"])}}
 
 
-def httproute(record, settings=None):
-    """HTTPRoute ``llm-d-<slug>``: the Gateway's listener, all paths, to the InferencePool."""
+def httproute(record, settings=None, gateway=None, pool=None, timeout=None):
+    """HTTPRoute ``llm-d-<slug>``: the Gateway's listener, all paths, to the InferencePool. The seed's: the model's
+    own Gateway (names.gateway) and pool (names.gaie_release); llm-d v0.10 in gateway mode passes the site's
+    ``gateway`` ({name, namespace}: the record's router_gateway), its ``pool`` (names.router_release) and the
+    request ``timeout`` (its chart's httpRoute.requestTimeout)."""
     cfg = _settings(settings)
     names = record["names"]
-    parent = {"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": names["gateway"]}
+    gateway = gateway or {"name": names["gateway"]}
+    parent = {"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": gateway["name"]}
+    if gateway.get("namespace") and gateway["namespace"] != names["namespace"]:
+        parent["namespace"] = gateway["namespace"]
     if cfg["gateway_listener"]:
         parent["sectionName"] = cfg["gateway_listener"]
+    rule = {"matches": [{"path": {"type": "PathPrefix", "value": "/"}}],
+            "backendRefs": [{"group": INFERENCE_POOL_GROUP, "kind": "InferencePool",
+                             "name": pool or names["gaie_release"]}]}
+    if timeout:
+        rule["timeouts"] = {"request": timeout}
     return {"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
             "metadata": _meta(record, names["httproute"]),
-            "spec": {"parentRefs": [parent],
-                     "rules": [{"matches": [{"path": {"type": "PathPrefix", "value": "/"}}],
-                                "backendRefs": [{"group": INFERENCE_POOL_GROUP, "kind": "InferencePool",
-                                                 "name": names["gaie_release"]}]}]}}
+            "spec": {"parentRefs": [parent], "rules": [rule]}}
 
 
 def embeddings_service(record, ms_values, settings=None, defaults=None):

@@ -3,15 +3,21 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The air-gap runbook on the lab: bundle.yml with no registry reachable (Harbor at a closed port, every proxy
 closed), load.yml into the lab registry, then site.yml from the lock file load.yml wrote, with
-aips_allow_unpinned false. Everything is deployed by digest: every pod image of the two models (decode, EPP,
-pull Job) is a reference by the lock's digest, each Helm release's chart is the lock's, and the lab registry's
-access log (lab/labkit/registry.py turns it on) shows no manifest request by tag for anything the lock pins.
+aips_allow_unpinned false, one model on each serving stack (the model entry's ``stack``, conftest.py): the embedder
+on the seed's (llm-d-infra, inferencepool, llm-d-modelservice), the generative model on llm-d v0.10's (the
+llm-d-router-standalone release router-<slug>, the model server objects of modelserver-<slug>/). One run of the
+runbook covers both. Everything is deployed by digest: every pod image of the two models (seed: decode, EPP, pull
+Job; v0.10: the EPP and Envoy containers of router-<slug>-epp, the model server Deployment's pods) is a reference by
+the lock's digest of its image, each Helm release's chart is the lock's (seed: its three charts; v0.10:
+llm-d-router-standalone), pulled by the lock's manifest digest, and the lab registry's access log
+(lab/labkit/registry.py turns it on) shows no manifest request by tag for anything the lock pins.
 
 What is real: the lab cluster, its containerd, the registry stand-in for Harbor, Helm and the real charts, the
-lab's images (from the OCI layout the lab builds them into) and MiniLM. The images and charts go into a
-project of this test's own (the lab values' images-shaide/ replaced), so no other session's pulls by tag of
-the shared projects can show in the log window; the EPP image still comes through the nodes' registry.k8s.io
-mirror (its chart takes no pull secret), at the lock's digest.
+lab's images (from the OCI layout the lab builds them into, the v0.10 router's stand-ins included: docs/lab.md) and
+MiniLM. The images and charts go into a project of this test's own (images-shaide/ replaced in every values and
+model-server file of the models), so no other session's pulls by tag of the shared projects can show in the log
+window; the seed's EPP image still comes through the nodes' registry.k8s.io mirror (its chart takes no pull
+secret), at the lock's digest.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -26,13 +32,15 @@ import time
 
 import yaml
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.stack import stacks
+from ansible_collections.ai_platform.serving.plugins.module_utils.plan.images import image_plan
+from ansible_collections.ai_platform.serving.plugins.module_utils.stack import router, stacks
 from ansible_collections.ai_platform.serving.tests.support import HARBOR, hub
 from ansible_collections.ai_platform.serving.tests.support.bundle import (
-    bundle_vars, closed_port, lab_images, offline_env, run_playbook)
+    LAB_BUILT, ROUTER_BUILT, bundle_vars, closed_port, lab_images, offline_env, run_playbook)
 from ansible_collections.ai_platform.serving.tests.support.lab import CHART_MIRRORS, UPSTREAM_CHARTS
-from ansible_collections.ai_platform.serving.tests.support.site import values_path
 
+# llm-d v0.10's router images (the chart's own references; the lab's stand-ins are pushed under them)
+ROUTER_EPP, ENVOY = router.ROUTER_IMAGES["epp"], router.ROUTER_IMAGES["proxy"]
 MANIFEST_REQUEST = re.compile(r'"(?:GET|HEAD) /v2/(?P<name>[^ ?]+)/manifests/(?P<ref>[^ ?"]+)')
 
 
@@ -60,17 +68,38 @@ def helm_releases(kube, namespace):
     return json.loads(proc.stdout)
 
 
+def carried(images, repository):
+    """The source of the carried image of ``repository`` (registry/repository, no tag)."""
+    return [image["source"] for image in images if image["source"].rsplit(":", 1)[0] == repository][0]
+
+
+def own_project(models_dir, category, name, project):
+    """Every values and model-server file of the model with the lab's images-shaide project replaced by
+    ``project`` (both forms the files write: ``<harbor>/images-shaide/<path>:<tag>`` and the router's
+    ``registry: <harbor>/images-shaide``)."""
+    top = os.path.join(models_dir, category, name)
+    for folder, _dirs, files in os.walk(top):
+        for entry in files:
+            path = os.path.join(folder, entry)
+            with open(path) as handle:
+                text = handle.read()
+            with open(path, "w") as handle:
+                handle.write(text.replace("%s/images-shaide" % HARBOR, "%s/%s" % (HARBOR, project)))
+
+
 def test_bundle_carry_load_and_site_deploy_everything_by_digest(stack, lab, kube, minilm_hub, tmp_path):
     project = "airgap-%s" % stack.suffix
-    images, sources = lab_images()
+    images, sources = lab_images(LAB_BUILT + ROUTER_BUILT)
     images = [dict(image, project=project) for image in images]
     charts = [dict(chart, project=project) for chart in CHART_MIRRORS]
     for category in ("embedder", "generative"):
-        path = values_path(stack.models_dir, category, stack.names[category], stack.slug(category), "ms")
-        with open(path) as handle:
-            text = handle.read()
-        with open(path, "w") as handle:
-            handle.write(text.replace("%s/images-shaide/" % HARBOR, "%s/%s/" % (HARBOR, project)))
+        own_project(stack.models_dir, category, stack.names[category], project)
+    # The Envoy sidecar's image, which router.py derives with the images-shaide project whatever aips_images says
+    # (router.py harbor_image/IMAGE_PROJECT: the reference would be one the lock does not pin), is written here
+    # from the image plan of the test's images, as a site with its own project has to until router.py reads it.
+    envoy = image_plan([image for image in images if image["source"] == ENVOY], HARBOR)[0]["destination"]
+    stack.edit_values("generative", "router",
+                      lambda values: values["router"].setdefault("proxy", {}).update(image=envoy))
     model = dict(repo_id=hub.MINILM_REPO, revision="main", tag="v1", source="local_cache", local_path=minilm_hub,
                  artifact=stack.repository)
 
@@ -114,30 +143,54 @@ def test_bundle_carry_load_and_site_deploy_everything_by_digest(stack, lab, kube
     print("site.yml from the lock: %.1f s" % (time.monotonic() - started))
     assert site.rc == 0, str(site)
 
-    # every pod image of both models by the lock's digest
+    # every pod image of both models by the lock's digest, and each serving pod's images its own images'
     digests = set(entry["digest"] for entry in lock["images"].values())
-    for category in ("embedder", "generative"):
-        found = pod_images(kube, stack.namespace(category))
+    slugs = dict((category, stack.slug(category)) for category in ("embedder", "generative"))
+    # {category: {pod name prefix: the sources of its containers' images}}
+    serving = {
+        # the seed's: the decode pods of llm-d-modelservice (fullnameOverride: the slug), GAIE's EPP
+        "embedder": {"%s-decode-" % slugs["embedder"]: [carried(images, "docker.io/michaelf34/infinity")],
+                     "gaie-%s-epp-" % slugs["embedder"]: [
+                         carried(images, "registry.k8s.io/gateway-api-inference-extension/epp")]},
+        # llm-d v0.10's: the router's EPP pod (the EPP and its Envoy sidecar), the model server Deployment of
+        # modelserver-<slug>/deployment.yaml (<slug>-sim-decode)
+        "generative": {"router-%s-epp-" % slugs["generative"]: [ROUTER_EPP, ENVOY],
+                       "%s-sim-decode-" % slugs["generative"]: [carried(images, "ghcr.io/llm-d/llm-d-inference-sim")]},
+    }
+    pods = dict((category, pod_images(kube, stack.namespace(category))) for category in serving)
+    for category, found in pods.items():
         assert found, category
         for where, image in found.items():
             assert "@sha256:" in image and image.rsplit("@", 1)[1] in digests, (category, where, image)
-    job = kube.get("job", "%s-model-pull" % stack.slug("embedder"), stack.namespace("embedder"))
+        for prefix, wanted in serving[category].items():
+            got = sorted(set(image.rsplit("@", 1)[1] for where, image in found.items() if where.startswith(prefix)))
+            assert got == sorted(lock["images"][source]["digest"] for source in wanted), (category, prefix, found)
+    router_pod = [image for where, image in pods["generative"].items()
+                  if where.startswith("router-%s-epp-" % slugs["generative"])]
+    # the v0.10 images from the test's project in Harbor (the EPP pod's pull secret), not a mirror
+    assert sorted(image.split("@", 1)[0].rsplit(":", 1)[0] for image in router_pod) == sorted(
+        lock["images"][source]["reference"].rsplit(":", 1)[0] for source in (ROUTER_EPP, ENVOY)), router_pod
+    job = kube.get("job", "%s-model-pull" % slugs["embedder"], stack.namespace("embedder"))
     job_images = [container["image"] for container in job["spec"]["template"]["spec"]["containers"]]
     assert job_images and all(image == lock["images"]["ghcr.io/oras-project/oras:v1.3.1"]["pinned_reference"]
                               for image in job_images), job_images
-    claim = kube.get("pvc", "%s-model" % stack.slug("embedder"), stack.namespace("embedder"))
+    claim = kube.get("pvc", "%s-model" % slugs["embedder"], stack.namespace("embedder"))
     assert claim["metadata"]["annotations"]["ai-platform.serving/digest"] == model_entry["digest"]
 
-    # each release's chart is the lock's (name-version), pulled by the lock's manifest digest
+    # each release's chart is the lock's (name-version), pulled by the lock's manifest digest: the lock carries
+    # every stack's charts; the embedder installs the seed's three, the generative model llm-d v0.10's router
     requests = manifest_requests(log, mark)
-    # the lock carries every stack's charts; the models (on the seed's stack) install the seed's three
-    seed_charts = set(stacks.chart_names().values())
-    installed = dict((name, entry) for name, entry in lock["charts"].items() if name in seed_charts)
-    assert len(installed) == len(seed_charts), lock["charts"]
-    for category in ("embedder", "generative"):
+    installed = {}
+    for category, stack_name in (("embedder", stacks.SEED.name), ("generative", stacks.V010.name)):
+        names = set(stacks.chart_names(stack_name).values())
+        wanted = dict((name, entry) for name, entry in lock["charts"].items() if name in names)
+        assert len(wanted) == len(names), (category, lock["charts"])
         listed = helm_releases(kube, stack.namespace(category))
         assert sorted(release["chart"] for release in listed) == sorted(
-            "%s-%s" % (name, entry["version"]) for name, entry in installed.items()), listed
+            "%s-%s" % (name, entry["version"]) for name, entry in wanted.items()), (category, listed)
+        installed.update(wanted)
+    assert "router-%s" % slugs["generative"] in [release["name"] for release in
+                                                 helm_releases(kube, stack.namespace("generative"))]
     for name, entry in installed.items():
         assert ("%s/%s" % (project, name), entry["digest"]) in requests, (name, requests)
 

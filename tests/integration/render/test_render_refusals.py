@@ -111,7 +111,8 @@ def test_the_allow_switch_the_message_names_lets_the_same_values_render(tmp_path
     assert [(doc["metadata"]["name"], doc["roleRef"]["name"]) for doc in bindings] == [("take-over", "cluster-admin")]
     # the token (aips_harbor_token of the inventory) is in no file render.yml wrote, plan.json included
     written = [os.path.join(folder, name) for folder, _dirs, names in os.walk(str(out)) for name in names]
-    assert os.path.join(str(out), "plan.json") in written and len(written) == 7, written
+    # plan.json, three charts' manifests and values, the HTTPRoute (routing.yaml)
+    assert os.path.join(str(out), "plan.json") in written and len(written) == 8, written
     for path in written:
         with open(path) as handle:
             assert settings["harbor_token"] not in handle.read(), path

@@ -28,24 +28,34 @@ from test_render_models import (  # pylint: disable=import-error
 STACK_LABEL, MODEL_LABEL = "ai-platform.serving/stack", "ai-platform.serving/model"
 
 
-@pytest.fixture(scope="module", params=("rke2", "cloud"))
+# gateway mode's site Gateway, in a namespace of its own
+GATEWAY = {"name": "llm-d-inference-gateway", "namespace": "gateway-system"}
+
+
+@pytest.fixture(scope="module", params=("rke2", "cloud", "rke2-gateway", "cloud-gateway"))
 def rendered(request, tmp_path_factory):
-    inventory = request.param
-    out = str(tmp_path_factory.mktemp("render-v010-" + inventory))
+    inventory, _sep, mode = request.param.partition("-")
+    out = str(tmp_path_factory.mktemp("render-v010-" + request.param))
+    extra = {"aips_router_mode": "gateway", "aips_router_gateway": GATEWAY} if mode else {}
     env = dict(os.environ, ANSIBLE_CONFIG=os.path.join(ROOT, "ansible.cfg"), ANSIBLE_NOCOLOR="1",
                AIPS_HARBOR_TOKEN="render-test-token")
     env.setdefault("KUBECONFIG", os.path.join(out, "no-cluster.kubeconfig"))
     proc = subprocess.run(
         ["ansible-playbook", "-i", os.path.join(ROOT, "inventory", inventory),
          os.path.join(ROOT, "playbooks", "render.yml"), "-e",
-         json.dumps({"aips_render_dir": out, "aips_render_chart_dir": charts_dir(),
+         json.dumps(dict({"aips_render_dir": out, "aips_render_chart_dir": charts_dir(),
                      "aips_render_kube_version": KUBE_VERSION, "serving_stack_helm_binary": helm_binary(),
-                     "aips_serving_stack": "llm-d-v0.10", "aips_allow_unpinned": True})],
+                     "aips_serving_stack": "llm-d-v0.10", "aips_allow_unpinned": True}, **extra))],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False)
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-3000:]
     with open(os.path.join(out, "plan.json")) as handle:
         plan = json.load(handle)
     return inventory, out, plan
+
+
+def router_chart(record):
+    """The chart key the record's router renders under: router (standalone) or router_gateway."""
+    return "router_gateway" if record.get("router_mode") == "gateway" else "router"
 
 
 def pod_templates(docs):
@@ -59,7 +69,11 @@ def test_the_inventory_models_render_on_the_v010_stack_only(rendered):
         assert record["stack"] == "llm-d-v0.10", (inventory, record["slug"])
         categories.add(record["category"])
         files = set(os.listdir(os.path.join(out, record["slug"])))
-        assert files == {"router.yaml", "router-values.yaml", "modelserver.yaml"}, (inventory, files)
+        chart = router_chart(record)
+        expected = {chart + ".yaml", chart + "-values.yaml", "modelserver.yaml"}
+        if record["embedder"] or chart == "router_gateway":  # the embeddings Service; gateway mode's HTTPRoute
+            expected.add("routing.yaml")
+        assert files == expected, (inventory, files)
     assert categories == ({"generative", "embedder"} if inventory == "rke2" else {"generative"}), categories
 
 
@@ -67,7 +81,7 @@ def test_the_pool_selects_exactly_the_model_server_pods(rendered):
     inventory, out, plan = rendered
     for record in plan["records"]:
         slug = record["slug"]
-        router = manifests(out, slug, "router")
+        router = manifests(out, slug, router_chart(record))
         pool = one(router, "InferencePool", record["names"]["router_release"])
         assert pool["apiVersion"] == "inference.networking.k8s.io/v1", pool["apiVersion"]
         selector = pool["spec"]["selector"]["matchLabels"]
@@ -90,11 +104,13 @@ def test_the_pool_selects_exactly_the_model_server_pods(rendered):
 def test_the_epp_pod_images_port_and_security(rendered):
     inventory, out, plan = rendered
     for record in plan["records"]:
-        router = manifests(out, record["slug"], "router")
+        gateway_mode = router_chart(record) == "router_gateway"
+        router = manifests(out, record["slug"], router_chart(record))
         epp = one(router, "Deployment", record["names"]["router_epp"])
         pod = epp["spec"]["template"]["spec"]
         names = [c["name"] for c in pod["containers"]]
-        assert "epp" in names and "envoy-proxy" in names, names
+        # standalone: the EPP with its Envoy sidecar; gateway mode: the EPP alone (the site's Gateway proxies)
+        assert names == ["epp"] if gateway_mode else ("epp" in names and "envoy-proxy" in names), names
         found = list(images(pod))
         if inventory == "rke2":
             assert all(image.startswith(HARBOR + "/") for image in found), found
@@ -109,6 +125,9 @@ def test_the_epp_pod_images_port_and_security(rendered):
             assert "ALL" in ((context.get("capabilities") or {}).get("drop") or []), (container["name"], context)
         service = one(router, "Service", record["names"]["router_epp"])
         http = [p for p in service["spec"]["ports"] if p["name"] == "http"]
+        if gateway_mode:  # no client port of the collection's (a file's own, as the guides write it, stays)
+            assert all(p["port"] != 80 or p["targetPort"] == 8081 for p in http), service["spec"]["ports"]
+            continue
         assert http and http[0]["port"] == 80, service["spec"]["ports"]
 
 
@@ -135,3 +154,29 @@ def test_the_model_server_pod_contract(rendered):
             assert_placement(record, pod, where)
             if inventory == "rke2":
                 assert all(image.startswith(HARBOR + "/") for image in images(pod)), (where, list(images(pod)))
+
+
+def test_gateway_mode_routes_from_the_site_gateway_to_the_pool_with_no_chart_route(rendered):
+    inventory, out, plan = rendered
+    for record in plan["records"]:
+        if router_chart(record) != "router_gateway":
+            continue
+        slug, names = record["slug"], record["names"]
+        router = manifests(out, slug, "router_gateway")
+        assert [d for d in router if d["kind"] == "HTTPRoute"] == [], "the chart's own route is off"
+        # the provider of the site (Istio): the DestinationRule to the router's EPP, TLS to its ext_proc
+        rule = one(router, "DestinationRule", names["router_epp"])
+        assert rule["spec"]["host"] == "%s.%s.svc.cluster.local" % (names["router_epp"], record["namespace"]), rule
+        assert record["router_gateway"] == dict(GATEWAY, service=GATEWAY["name"] + "-istio"), record
+        routing = manifests(out, slug, "routing")
+        assert len(routing) == 1, routing
+        if record["embedder"]:
+            assert routing[0]["kind"] == "Service" and routing[0]["metadata"]["name"] == names["embeddings_service"]
+            continue
+        route = routing[0]
+        assert route["kind"] == "HTTPRoute" and route["metadata"]["name"] == names["httproute"], route["metadata"]
+        assert route["spec"]["parentRefs"] == [dict(group="gateway.networking.k8s.io", kind="Gateway", **GATEWAY)]
+        assert route["spec"]["rules"][0]["backendRefs"] == [{"group": "inference.networking.k8s.io",
+                                                             "kind": "InferencePool",
+                                                             "name": names["router_release"]}], (inventory, route)
+        one(router, "InferencePool", names["router_release"])

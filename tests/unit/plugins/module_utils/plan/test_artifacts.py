@@ -37,7 +37,8 @@ def settings(**extra):
 
 def test_the_lock_pins_the_images_and_the_harbor_chart_mirrors():
     lock = {"images": {"ghcr.io/oras-project/oras:v1.3.1": {"digest": ORAS_DIGEST}, EPP: {"digest": DIGEST}},
-            "charts": chart_section("llm-d-infra", "inferencepool", "llm-d-modelservice", "llm-d-router-standalone")}
+            "charts": chart_section("llm-d-infra", "inferencepool", "llm-d-modelservice", "llm-d-router-standalone",
+                                    "llm-d-router-gateway")}
     planned, problems = artifacts.plan_artifacts(settings(), lock, serving=True)
     assert problems == []
     oras = [record for record in planned["images"] if record["upstream"] == ip.ORAS_REPOSITORY][0]
@@ -55,7 +56,7 @@ def test_the_lock_pins_the_images_and_the_harbor_chart_mirrors():
     assert planned["helm_charts"] == dict(
         (key, {"ref": "oci://%s/charts/%s@%s" % (HARBOR, name, DIGEST), "repo": "", "version": ""})
         for key, name in (("infra", "llm-d-infra"), ("gaie", "inferencepool"), ("modelservice", "llm-d-modelservice"),
-                          ("router", "llm-d-router-standalone")))
+                          ("router", "llm-d-router-standalone"), ("router_gateway", "llm-d-router-gateway")))
 
 
 def test_unpinned_charts_are_plan_problems_on_prem_unless_allowed():

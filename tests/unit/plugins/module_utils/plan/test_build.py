@@ -179,6 +179,64 @@ def test_the_seed_record_names_its_stack(tmp_path):
     assert sorted(records[0]["values_files"]) == ["gaie", "ms"] and sorted(parsed["q"]) == ["gaie", "ms"]
 
 
+def _v010_gateway_case(entry=None, **settings):
+    from ansible_collections.ai_platform.serving.tests.support.plan_cases import modelserver_objects
+    case = v010_case(manifests={"generative/Q/modelserver-q": {"a.yaml": modelserver_objects("q")}},
+                     settings=settings)
+    case["models"]["generative"][0].update(entry or {})
+    return case
+
+
+def test_the_router_mode_is_the_models_else_the_sites_else_standalone(tmp_path):
+    gateway = {"name": "llm-d-inference-gateway", "namespace": "gateway-system"}
+    records, problems = build_plan(case_settings(tmp_path, _v010_gateway_case()))
+    assert [str(p) for p in problems if p.severity == "error"] == []
+    assert records[0]["router_mode"] == "standalone" and records[0]["router_gateway"] is None
+    records, problems = build_plan(case_settings(tmp_path, _v010_gateway_case(
+        router_mode="gateway", router_gateway=gateway)))
+    assert [str(p) for p in problems if p.severity == "error"] == []
+    assert records[0]["router_mode"] == "gateway"
+    # namespace given, service defaulted to Istio's name of the Gateway's Service
+    assert records[0]["router_gateway"] == dict(gateway, service="llm-d-inference-gateway-istio")
+    records, _problems = build_plan(case_settings(tmp_path, _v010_gateway_case(
+        {"routerMode": "standalone"}, router_mode="gateway", router_gateway=gateway)))
+    assert records[0]["router_mode"] == "standalone"
+    # the Gateway's namespace defaults to the model's
+    records, _problems = build_plan(case_settings(tmp_path, _v010_gateway_case(
+        {"routerMode": "gateway"}, router_gateway={"name": "gw", "service": "gw-svc"})))
+    assert records[0]["router_gateway"] == {"name": "gw", "namespace": "llm-d-q", "service": "gw-svc"}
+
+
+def test_router_mode_problems_name_the_model_field_and_fix(tmp_path):
+    records, problems = build_plan(case_settings(tmp_path, _v010_gateway_case({"routerMode": "mesh"})))
+    text = format_problems(problems)
+    assert records == [] and "generative/Q" in text and "routerMode" in text and "unknown router mode" in text
+    assert "standalone, gateway" in text
+    # gateway mode without the site's Gateway
+    records, problems = build_plan(case_settings(tmp_path, _v010_gateway_case({"routerMode": "gateway"})))
+    text = format_problems(problems)
+    assert records == [] and "aips_router_gateway names none" in text and "llm-d-q" in text
+    # routerMode on the seed's stack
+    case = {"folders": {"generative/Q": ["gaie-q", "ms-q"]},
+            "models": {"generative": [{"name": "Q", "enabled": True, "routerMode": "gateway"}]}}
+    records, problems = build_plan(case_settings(tmp_path, case))
+    text = format_problems(problems)
+    assert records == [] and "routerMode is a setting of the llm-d-v0.10 stack" in text and "set stack:" in text
+
+
+@pytest.mark.parametrize("settings, field, words", [
+    ({"router_mode": "mesh"}, "aips_router_mode", "unknown router mode"),
+    ({"router_gateway": "gw"}, "aips_router_gateway", "must be a mapping"),
+    ({"router_gateway": {"name": "GW"}}, "aips_router_gateway.name", "a DNS subdomain"),
+    ({"router_gateway": {"name": "gw", "namespace": "a.b"}}, "aips_router_gateway.namespace", "a DNS label"),
+    ({"router_gateway": {"name": "gw", "port": 80}}, "aips_router_gateway.port", "unknown field"),
+])
+def test_router_site_settings_are_checked_before_any_model(tmp_path, settings, field, words):
+    records, problems = build_plan(case_settings(tmp_path, _v010_gateway_case(**settings)))
+    assert records == []
+    assert any(p.field == field and words in str(p) for p in problems), format_problems(problems)
+
+
 def fake_kubectl(tmp_path, output, code=0):
     script = tmp_path / "kubectl"
     (tmp_path / "out.yaml").write_text(output)

@@ -89,12 +89,14 @@ def test_stack_charts_upstream_and_harbor():
                  "version": "v1.2.0"},
         "modelservice": {"ref": "llm-d-modelservice", "repo": "https://llm-d-incubation.github.io/llm-d-modelservice/",
                          "version": "v0.4.12"},
-        "router": {"ref": "oci://ghcr.io/llm-d/charts/llm-d-router-standalone", "repo": "", "version": "v0.10.0"}}
+        "router": {"ref": "oci://ghcr.io/llm-d/charts/llm-d-router-standalone", "repo": "", "version": "v0.10.0"},
+        "router_gateway": {"ref": "oci://ghcr.io/llm-d/charts/llm-d-router-gateway", "repo": "", "version": "v0.10.0"}}
     assert ip.stack_charts(charts, HARBOR) == {
         "infra": {"ref": "oci://%s/charts/llm-d-infra" % HARBOR, "repo": "", "version": "v1.3.0"},
         "gaie": {"ref": "oci://%s/charts/inferencepool" % HARBOR, "repo": "", "version": "v1.2.0"},
         "modelservice": {"ref": "oci://%s/charts/llm-d-modelservice" % HARBOR, "repo": "", "version": "v0.4.12"},
-        "router": {"ref": "oci://%s/charts/llm-d-router-standalone" % HARBOR, "repo": "", "version": "v0.10.0"}}
+        "router": {"ref": "oci://%s/charts/llm-d-router-standalone" % HARBOR, "repo": "", "version": "v0.10.0"},
+        "router_gateway": {"ref": "oci://%s/charts/llm-d-router-gateway" % HARBOR, "repo": "", "version": "v0.10.0"}}
 
 
 def test_chart_plan():
@@ -161,7 +163,7 @@ def test_charts_are_pinned_by_the_lock_manifest_digest():
     assert pinned["gaie"] == {"ref": "oci://%s/charts/inferencepool@%s" % (HARBOR, DIGEST), "repo": "", "version": ""}
     # another version in the lock does not pin; a chart not in it neither
     assert pinned["infra"] == charts["infra"]
-    assert sorted(key for key, _ref, _version in unpinned) == ["infra", "modelservice", "router"]
+    assert sorted(key for key, _ref, _version in unpinned) == ["infra", "modelservice", "router", "router_gateway"]
     problems = ip.unpinned_chart_problems(unpinned, "/srv/models.lock.yml")
     assert problems[0].startswith("chart infra (oci://%s/charts/llm-d-infra v1.3.0) is not pinned" % HARBOR)
     assert "playbooks/load.yml" in problems[0] and "aips_allow_unpinned: true" in problems[0]

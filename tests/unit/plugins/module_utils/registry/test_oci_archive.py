@@ -238,7 +238,8 @@ def test_chart_plan_records_pass_the_module_argspec(chart_records):
     result = ArgumentSpecValidator(spec).validate(dict(state="pushed", charts=chart_records, destination="/d"))
     assert not result.error_messages, result.error_messages
     assert [c["name"] for c in result.validated_parameters["charts"]] == ["inferencepool", "llm-d-modelservice",
-                                                                          "llm-d-infra", "llm-d-router-standalone"]
+                                                                          "llm-d-infra", "llm-d-router-standalone",
+                                                                          "llm-d-router-gateway"]
 
 
 def test_chart_params_resolve_the_archive_in_destination(chart_records, tmp_path):
@@ -295,7 +296,7 @@ def test_push_charts_in_one_call_then_nothing(chart_records, tmp_path):
     params = chart_list_params(chart_records, tmp_path)
     results, failures = oa.transfer_charts(params, push_step(fake))
     assert failures == [] and sorted(fake.pushes) == [  # at once, any order
-        "inferencepool", "llm-d-infra", "llm-d-modelservice", "llm-d-router-standalone"]
+        "inferencepool", "llm-d-infra", "llm-d-modelservice", "llm-d-router-gateway", "llm-d-router-standalone"]
     assert [r["item"] for r in results] == chart_records
     assert all(r["changed"] and r["digest"] == oa.sha256_file(r["archive"]) and r["manifest_digest"] for r in results)
     assert results[1]["reference"] == "harbor.example/charts/llm-d-modelservice:v0.4.12"
@@ -316,21 +317,21 @@ def test_one_bad_chart_is_named_and_the_others_push(chart_records, tmp_path):
     (tmp_path / chart_records[0]["archive"]).write_bytes(b"<html>not a chart</html>")
     fake = FakeRegistry(broken=("llm-d-infra",))
     results, failures = oa.transfer_charts(chart_list_params(chart_records, tmp_path), push_step(fake))
-    assert sorted(fake.pushes) == ["llm-d-modelservice", "llm-d-router-standalone"]
-    for good in (results[1], results[3]):
+    assert sorted(fake.pushes) == ["llm-d-modelservice", "llm-d-router-gateway", "llm-d-router-standalone"]
+    for good in (results[1], results[3], results[4]):
         assert good["changed"] and "failed" not in good and good["manifest_digest"]
     assert results[0]["failed"] and "archive" not in results[0] and results[0]["item"]["name"] == "inferencepool"
     assert "not a Helm chart package" in results[0]["msg"] and "run the download step (charts_download) again" in \
         results[0]["msg"]
     assert results[2]["failed"] and results[2]["item"]["name"] == "llm-d-infra" and "gzipped" in results[2]["msg"]
     message = oa.charts_failure_message(failures, len(results))
-    assert message.startswith("2 of 4 charts failed")
+    assert message.startswith("2 of 5 charts failed")
     assert "inferencepool-v1.2.0: chart archive" in message and "llm-d-infra-v1.3.0: helm failed" in message
 
 
 def test_push_charts_need_their_archives(chart_records, tmp_path):
     results, failures = oa.transfer_charts(chart_list_params(chart_records, tmp_path), push_step(FakeRegistry()))
-    assert len(failures) == len(chart_records) == 4 and all("run the download step first" in r["msg"] for r in results)
+    assert len(failures) == len(chart_records) == 5 and all("run the download step first" in r["msg"] for r in results)
 
 
 @pytest.mark.parametrize("content,problem", [

@@ -32,7 +32,7 @@ def test_first_run_deploys_everything_and_records_each_model():
     records = [record("a"), record("b")]
     specs = {"a": spec(), "b": spec()}
     plan = release_digest.release_plan(records, specs, CHARTS, [], [])
-    assert plan["deploy"] == {"infra": ["a", "b"], "gaie": ["a", "b"], "modelservice": ["a", "b"], "router": []}
+    assert plan["deploy"] == {"infra": ["a", "b"], "gaie": ["a", "b"], "modelservice": ["a", "b"], "router": [], "router_gateway": []}
     assert plan["unchanged"] == []
     maps = release_digest.record_definitions(records, plan, helm_list(records), [])
     assert [m["metadata"]["name"] for m in maps] == ["a-release-digests", "b-release-digests"]
@@ -46,7 +46,7 @@ def test_unchanged_releases_get_no_helm_call_and_no_new_record():
     specs = {"a": spec(), "b": spec()}
     maps = deployed(records, specs)
     plan = release_digest.release_plan(records, specs, CHARTS, helm_list(records), maps)
-    assert plan["deploy"] == {"infra": [], "gaie": [], "modelservice": [], "router": []}
+    assert plan["deploy"] == {"infra": [], "gaie": [], "modelservice": [], "router": [], "router_gateway": []}
     assert len(plan["unchanged"]) == 6
     assert release_digest.record_definitions(records, plan, helm_list(records), maps) == []
 
@@ -55,13 +55,13 @@ def test_changed_values_chart_or_extra_go_to_helm():
     records = [record("a"), record("b")]
     maps = deployed(records, {"a": spec(), "b": spec()})
     plan = release_digest.release_plan(records, {"a": spec(2), "b": spec()}, CHARTS, helm_list(records), maps)
-    assert plan["deploy"] == {"infra": [], "gaie": [], "modelservice": ["a"], "router": []}
+    assert plan["deploy"] == {"infra": [], "gaie": [], "modelservice": ["a"], "router": [], "router_gateway": []}
     newer = dict(CHARTS, gaie={"ref": CHARTS["gaie"]["ref"], "version": "v1.3.0"})
     plan = release_digest.release_plan(records, {"a": spec(), "b": spec()}, newer, helm_list(records), maps)
     assert plan["deploy"]["gaie"] == ["a", "b"]
     plan = release_digest.release_plan(records, {"a": spec(), "b": spec()}, CHARTS, helm_list(records), maps,
                                        {"infra": "another post-renderer"})
-    assert plan["deploy"] == {"infra": ["a", "b"], "gaie": [], "modelservice": [], "router": []}
+    assert plan["deploy"] == {"infra": ["a", "b"], "gaie": [], "modelservice": [], "router": [], "router_gateway": []}
 
 
 def test_a_release_not_deployed_or_at_another_revision_goes_to_helm():
@@ -70,7 +70,7 @@ def test_a_release_not_deployed_or_at_another_revision_goes_to_helm():
     for status, revision in (("failed", 1), ("pending-upgrade", 1), ("deployed", 2)):
         plan = release_digest.release_plan(records, {"a": spec()}, CHARTS,
                                            helm_list(records, status=status, revision=revision), maps)
-        assert plan["deploy"] == {"infra": ["a"], "gaie": ["a"], "modelservice": ["a"], "router": []}, (status, revision)
+        assert plan["deploy"] == {"infra": ["a"], "gaie": ["a"], "modelservice": ["a"], "router": [], "router_gateway": []}, (status, revision)
     # uninstalled by hand: not in helm list at all
     plan = release_digest.release_plan(records, {"a": spec()}, CHARTS, [], maps)
     assert plan["deploy"]["modelservice"] == ["a"]

@@ -275,3 +275,70 @@ def test_the_objects_are_applied_service_account_first_then_the_workloads():
                {"kind": "ServiceAccount", "metadata": {"name": "sa"}}, {"kind": "ConfigMap", "metadata": {"name": "c"}},
                {"kind": "Deployment", "metadata": {"name": "e"}}]
     assert [o["metadata"]["name"] for o in modelserver.apply_order(objects)] == ["sa", "c", "d", "e", "p"]
+
+
+GATEWAY = {"name": "llm-d-inference-gateway", "namespace": "gateway-system", "service": "llm-d-inference-gateway-istio"}
+
+
+def gateway_record(**kwargs):
+    return dict(record(**kwargs), router_mode="gateway", router_gateway=dict(GATEWAY))
+
+
+def test_gateway_mode_values_go_to_the_gateway_chart_with_no_proxy_and_the_collections_route():
+    spec = spec_v010.stack_spec(gateway_record(), router_file(), [deployment()], {"gaie_provider": "istio"})
+    assert spec["problems"] == [] and list(spec["values"]) == ["router_gateway"]
+    values = spec["values"]["router_gateway"]
+    # no sidecar proxy and no client port: the site's Gateway calls the pool
+    assert "proxy" not in values["router"] and "extraServicePorts" not in values["router"]
+    assert values["router"]["modelServers"]["matchLabels"] == dict({"llm-d.ai/guide": "q"}, **stacks.owned_labels("q"))
+    assert values["httpRoute"] == {"create": False}
+    assert values["provider"] == {"name": "istio", "istio": {"destinationRule": {
+        "host": "router-q-epp.llm-d-q.svc.cluster.local"}}}
+    route = spec["routing"]
+    assert route["kind"] == "HTTPRoute" and route["metadata"]["name"] == "llm-d-q"
+    assert route["spec"]["parentRefs"] == [{"group": "gateway.networking.k8s.io", "kind": "Gateway",
+                                            "name": "llm-d-inference-gateway", "namespace": "gateway-system"}]
+    assert route["spec"]["rules"][0]["backendRefs"] == [{"group": "inference.networking.k8s.io",
+                                                         "kind": "InferencePool", "name": "router-q"}]
+    assert route["spec"]["rules"][0]["timeouts"] == {"request": "300s"}
+    # the endpoint name stays; it leads to the site Gateway's Service
+    assert spec["objects"][-1]["spec"] == {
+        "type": "ExternalName", "externalName": "llm-d-inference-gateway-istio.gateway-system.svc.cluster.local"}
+    assert spec["endpoint"] == "http://llmd-gateway-q.llm-d-q.svc.cluster.local"
+    # the HTTPRoute is this mode's own, never stale
+    assert [(o["kind"], o["metadata"]["name"]) for o in spec["stale"]] == [
+        ("Service", "ms-q-embeddings"), ("ConfigMap", "gateway-defaults-q")]
+
+
+def test_gateway_mode_keeps_the_files_timeout_refuses_the_charts_route_keys_and_names_the_chart():
+    file_values = dict(router_file(), httpRoute={"create": True, "requestTimeout": "900s"})
+    spec = spec_v010.stack_spec(gateway_record(), file_values, [deployment()], {"gaie_provider": "none"})
+    assert spec["problems"] == [] and spec["values"]["router_gateway"]["httpRoute"]["create"] is False
+    assert spec["values"]["router_gateway"]["provider"] == {"name": "none"}
+    assert spec["routing"]["spec"]["rules"][0]["timeouts"] == {"request": "900s"}
+    assert any("httpRoute.create is true" in note and "llm-d-q" in note for note in spec["notes"])
+    file_values = dict(router_file(), httpRoute={"headerMatches": {"x-route": "a"}}, inferencePool={"x": 1},
+                       experimentalHttpRoute={"enabled": True})
+    problems = spec_v010.stack_spec(gateway_record(), file_values, [deployment()])["problems"]
+    assert any("httpRoute.headerMatches is read only by the chart's own HTTPRoute" in p for p in problems)
+    assert any("inferencePool is a key of the seed's GAIE values, which llm-d-router-gateway v0.10.0 refuses" in p
+               for p in problems)
+    assert any("experimentalHttpRoute" in p and "an HTTPRoute's under httpRoute" in p for p in problems)
+    # a client port of the standalone chart's is no concern of gateway mode
+    file_values = dict(router_file(extraServicePorts=[{"name": "http", "port": 8081, "targetPort": 8081}]))
+    assert spec_v010.stack_spec(gateway_record(), file_values, [deployment()])["problems"] == []
+
+
+def test_gateway_mode_embedder_has_its_service_and_no_gateway_externalname():
+    spec = spec_v010.stack_spec(gateway_record(embedder=True), router_file(), [deployment()])
+    assert spec["problems"] == [] and spec["routing"]["metadata"]["name"] == "ms-q-embeddings"
+    assert [o["kind"] for o in spec["objects"]] == ["Deployment"]
+    assert ("Service", "llmd-gateway-q") in [(o["kind"], o["metadata"]["name"]) for o in spec["stale"]]
+    assert ("HTTPRoute", "llm-d-q") in [(o["kind"], o["metadata"]["name"]) for o in spec["stale"]]
+
+
+def test_gateway_namespace_of_the_model_is_not_named_in_the_parent_ref():
+    rec = dict(record(), router_mode="gateway", router_gateway={"name": "gw", "namespace": "llm-d-q",
+                                                                  "service": "gw-istio"})
+    route = spec_v010.stack_spec(rec, router_file(), [deployment()])["routing"]
+    assert route["spec"]["parentRefs"] == [{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "gw"}]

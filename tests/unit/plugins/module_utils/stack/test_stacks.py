@@ -84,9 +84,9 @@ def test_release_names_skips_what_a_record_leaves_out():
 
 
 def test_all_chart_keys_are_every_stacks_the_default_stacks_first():
-    assert stacks.all_chart_keys() == ("infra", "gaie", "modelservice", "router")
+    assert stacks.all_chart_keys() == ("infra", "gaie", "modelservice", "router", "router_gateway")
     assert stacks.all_chart_keys()[:len(stacks.chart_keys())] == stacks.chart_keys()
-    assert set(stacks.all_chart_keys()) == set(key for stack in stacks.STACKS.values()
+    assert set(stacks.all_chart_keys()) == set(key for stack in stacks.VARIANTS
                                                for key in stacks.chart_keys(stack))
 
 
@@ -95,7 +95,7 @@ def test_the_carried_charts_are_the_stack_charts_by_key_and_name():
     keyed = dict((chart["key"], chart["name"]) for chart in chart_mirrors() if chart.get("key"))
     assert sorted(keyed) == sorted(stacks.all_chart_keys())
     named = {}
-    for stack in stacks.STACKS.values():
+    for stack in stacks.VARIANTS:
         named.update(stacks.chart_names(stack))
     assert keyed == named
     assert stacks.chart_names()["modelservice"] == chart_facts.MODELSERVICE
@@ -112,7 +112,7 @@ def test_the_plan_chart_plan_has_the_stack_chart_keys(harbor):
     planned, problems = artifacts.plan_artifacts(settings, {}, serving=True)
     assert problems == []
     assert sorted(planned["charts"]) == sorted(planned["helm_charts"]) == sorted(stacks.all_chart_keys())
-    for stack in stacks.STACKS.values():
+    for stack in stacks.VARIANTS:
         assert artifacts.plan_artifacts(settings, {}, serving=set(stacks.chart_keys(stack)))[1] == []
 
 
@@ -176,6 +176,25 @@ def test_the_v010_stack_is_one_post_rendered_router_release():
     assert stacks.chart_names(stacks.V010) == {"router": "llm-d-router-standalone"}
     assert stacks.release_names({"names": {"router_release": "router-q", "gaie_release": "gaie-q"}},
                                 stacks.V010) == ["router-q"]
+
+
+def test_gateway_mode_is_a_variant_of_the_v010_stack_on_the_gateway_chart():
+    gateway = stacks.for_record({"stack": "llm-d-v0.10", "router_mode": "gateway"})
+    assert gateway is stacks.V010_GATEWAY and gateway.name == stacks.V010.name
+    assert stacks.for_record({"stack": "llm-d-v0.10", "router_mode": "standalone"}) is stacks.V010
+    assert stacks.for_record({"stack": "llm-d-v0.10", "router_mode": None}) is stacks.V010
+    # the mode is read on llm-d v0.10 only
+    assert stacks.for_record({"router_mode": "gateway"}) is stacks.SEED
+    with pytest.raises(ValueError, match="unknown router mode 'mesh'"):
+        stacks.for_record({"stack": "llm-d-v0.10", "router_mode": "mesh"})
+    assert stacks.chart_names(gateway) == {"router_gateway": "llm-d-router-gateway"}
+    assert stacks.release_keys(gateway) == stacks.release_keys(stacks.V010) == ("router_release",)
+    assert stacks.post_rendered(gateway) == ("router_gateway",)
+    assert stacks.is_v010(gateway) and stacks.is_v010(stacks.V010.name) and not stacks.is_v010(stacks.SEED)
+    # a mode change is no move: the other stacks of either mode are the seed's
+    assert stacks.others(gateway) == stacks.others(stacks.V010) == (stacks.SEED,)
+    # both modes name their one release router_release: listed once
+    assert stacks.all_release_keys().count("router_release") == 1
 
 
 def test_a_record_names_its_stack_and_defaults_to_the_seed():

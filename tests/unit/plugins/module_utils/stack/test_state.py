@@ -147,7 +147,7 @@ def test_a_first_run_sends_every_release_to_helm_in_chart_order(recs, specs):
     assert [(i["chart"], i["slug"]) for i in out["render"]] == [
         (chart, slug) for chart, _key in stacks.charts() for slug in sorted(recs)]
     assert dict((chart, [i["slug"] for i in items]) for chart, items in out["releases"].items()) == dict(
-        [(chart, sorted(recs)) for chart, _key in stacks.charts()] + [("router", [])])
+        [(chart, sorted(recs)) for chart, _key in stacks.charts()] + [("router", []), ("router_gateway", [])])
     infra = out["releases"]["infra"][0]
     rec = recs[EMB]
     assert (infra["name"], infra["namespace"], infra["model"]) == (
@@ -194,7 +194,7 @@ def test_a_rerun_with_nothing_to_change_has_nothing_to_do(recs, specs):
     cluster = read(recs, helm_list=helm_list(ordered(recs)), claims=[pulled(recs[EMB])], live=live,
                    digest_maps=recorded(ordered(recs), specs, {EMB: DIGEST_V1}, {"infra": "p1"}))
     out = state.decide(ordered(recs), specs, CHARTS, cluster, post_renderer_digest="p1")
-    assert out["render"] == [] and out["releases"] == {"infra": [], "gaie": [], "modelservice": [], "router": []}
+    assert out["render"] == [] and out["releases"] == {"infra": [], "gaie": [], "modelservice": [], "router": [], "router_gateway": []}
     assert out["apply"] == out["gateways"] == out["remove"] == out["repairs"] == out["prune"] == []
     assert sorted(out["unchanged"]) == sorted("%s/%s" % (r["namespace"], r["names"][key])
                                               for r in ordered(recs) for _c, key in stacks.charts())
@@ -281,7 +281,7 @@ def test_check_mode_changes_only_the_records_whose_namespace_exists(recs, specs)
     out = state.decide(ordered(recs), specs, CHARTS, read(recs, namespaces=[rec["namespace"]]))
     assert sorted(set(i["slug"] for i in out["render"])) == sorted(recs)
     assert all(i["slug"] == GEN for items in out["releases"].values() for i in items)
-    assert [len(items) for items in out["releases"].values()] == [1, 1, 1, 0]
+    assert [len(items) for items in out["releases"].values()] == [1, 1, 1, 0, 0]
     assert out["apply"] == specs[GEN]["objects"] + [specs[GEN]["routing"]]
     assert list(out["endpoints"]) == [GEN]
     # the Harbor model without a pull is still reported (the module fails with it outside check mode)

@@ -69,9 +69,9 @@ def recorded(records, specs, extras, helm_list):
 
 
 def test_stacks_union_and_others():
-    assert stacks.all_chart_keys() == ("infra", "gaie", "modelservice", "router")
+    assert stacks.all_chart_keys() == ("infra", "gaie", "modelservice", "router", "router_gateway")
     assert stacks.all_release_keys()[-1] == "router_release"
-    assert stacks.all_post_rendered() == ("infra", "router")
+    assert stacks.all_post_rendered() == ("infra", "router", "router_gateway")
     assert stacks.others() == (stacks.V010,) and stacks.others(stacks.V010.name) == (stacks.SEED,)
     # the kinds the move back lists are the kinds a model server may hold
     assert tuple(kind for _api, kind in state.MODELSERVER_KINDS) == modelserver.ALLOWED_KINDS
@@ -86,7 +86,7 @@ def test_a_seed_only_site_is_decided_as_before(seed):
                        post_renderer_digest="p1")
     assert out["uninstall"] == [] and out["releases"]["router"] == []
     assert out["gateways"] == [specs[GEN]["objects"][0]]
-    assert out["post_rendered"] == ["infra", "router"] and out["apply_wait"] == 600
+    assert out["post_rendered"] == ["infra", "router", "router_gateway"] and out["apply_wait"] == 600
     assert [i["chart"] for i in out["render"]] == ["infra", "gaie", "modelservice"]
 
 
@@ -187,7 +187,7 @@ def test_the_key_an_uninstalled_release_leaves_is_never_trusted(seed, v010):
     helm = listing(seed, stacks.release_keys())
     maps = recorded([seed], specs, {}, helm)
     plan = release_digest.release_plan([seed], specs, CHARTS, [], maps)
-    assert plan["deploy"] == {"infra": [GEN], "gaie": [GEN], "modelservice": [GEN], "router": []}
+    assert plan["deploy"] == {"infra": [GEN], "gaie": [GEN], "modelservice": [GEN], "router": [], "router_gateway": []}
     assert release_digest.release_plan([seed], specs, CHARTS, helm, maps)["unchanged"]
 
 
