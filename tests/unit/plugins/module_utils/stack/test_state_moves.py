@@ -224,3 +224,44 @@ def test_the_removal_task_lists_the_kinds_and_labels_the_move_back_selects():
         [records(toleration=GPU)[GEN]], [{"namespace": "llm-d-" + GEN, "name": "router-" + GEN}])[0]["selector"])
     uninstall = [t for t in tasks if t["name"] == "Uninstall the releases"][0]
     assert "router_release" in uninstall["loop"]
+
+
+GATEWAY_CHARTS = dict(CHARTS, router_gateway={"ref": "oci://h/charts/llm-d-router-gateway", "version": "v0.10.0"})
+
+
+@pytest.fixture(scope="module")
+def gateway(v010):
+    return dict(v010, router_mode="gateway",
+                router_gateway={"name": "gw", "namespace": "gateway-system", "service": "gw-istio"})
+
+
+def test_a_gateway_mode_record_moving_from_the_seed_goes_to_the_gateway_chart_and_switches_its_route(seed, gateway):
+    """(f) gateway mode: the release on llm-d-router-gateway (post-rendered), the seed's releases uninstalled; the
+    HTTPRoute llm-d-<slug> is the new stack's routing object (applied, updated in place), never removed."""
+    specs = {GEN: v010_spec(gateway)}
+    helm = listing(seed, ("infra_release", "gaie_release", "ms_release"))
+    live = everything_live({GEN: spec(seed)})
+    out = state.decide([gateway], specs, GATEWAY_CHARTS, read(helm_list=helm, live=live), post_renderer=RENDERER,
+                       post_renderer_digest="p1")
+    assert [(i["chart"], i["name"]) for i in out["render"]] == [("router_gateway", "router-" + GEN)]
+    item = out["releases"]["router_gateway"][0]
+    assert item["ref"] == GATEWAY_CHARTS["router_gateway"]["ref"] and item["post_renderer"] == RENDERER
+    assert out["releases"]["router"] == [] and "router_gateway" in out["post_rendered"]
+    assert [i["name"] for i in out["uninstall"]] == ["ms-" + GEN, "gaie-" + GEN, "infra-" + GEN]
+    route = specs[GEN]["routing"]
+    assert route["kind"] == "HTTPRoute" and route in out["apply"]
+    assert route["spec"]["rules"][0]["backendRefs"][0]["name"] == "router-" + GEN
+    assert not any(d["kind"] == "HTTPRoute" for d in out["remove"]), out["remove"]
+    assert out["endpoints"][GEN]["kind"] == "HTTPRoute"
+
+
+def test_a_mode_change_is_an_upgrade_of_the_same_release_not_a_move(v010, gateway):
+    """(g) standalone -> gateway: router-<slug> to the other chart; nothing uninstalled."""
+    specs = {GEN: v010_spec(v010)}
+    helm = listing(v010, ("router_release",))
+    maps = recorded([v010], specs, {"infra": "p1", "router": "p1"}, helm)
+    moved = {GEN: v010_spec(gateway)}
+    out = state.decide([gateway], moved, GATEWAY_CHARTS, read(helm_list=helm, digest_maps=maps),
+                       post_renderer=RENDERER, post_renderer_digest="p1")
+    assert [(i["chart"], i["name"]) for i in out["render"]] == [("router_gateway", "router-" + GEN)]
+    assert out["uninstall"] == []
