@@ -15,6 +15,11 @@ Pure functions over the manifests ``helm template`` printed for a model's releas
   the same key.
 - ``monitor_problems``: PodMonitor/ServiceMonitor objects whose CRD the cluster does not serve
   (Helm would fail on them mid-deploy); ``monitors_off`` the values that stop the charts making them.
+- ``crd_problems``: the inference APIs the releases need that the cluster does not serve: the InferencePool
+  (``inference.networking.k8s.io``) either stack's pool chart renders, and the ``llm-d.ai`` InferenceObjective and
+  InferenceModelRewrite that llm-d-router's EPP watches (its Role lists them) whether or not its release renders
+  one; each with where a site gets the CRD. The collection installs no CRD: they are cluster-wide, so a site
+  installs them once, for every model.
 - ``gpu_warnings``: on a hostPath claim every replica runs on the claim's node, so replicas times
   GPUs per pod must fit that node's allocatable ``nvidia.com/gpu``.
 """
@@ -33,10 +38,11 @@ MONITORS_VARIABLE = "serving_stack_monitors"
 GPU_RESOURCE = "nvidia.com/gpu"
 # chart key -> the values file the user wrote for it (record values_files key), or the site variable
 MODELSERVER = "modelserver"  # the v0.10 model server's objects, checked as a chart of their own
-CHART_ORDER = ("infra", "gaie", "modelservice", "router", "modelserver")
+CHART_ORDER = ("infra", "gaie", "modelservice", "router", "router_gateway", "modelserver")
 # chart key -> the record's values_files key it reads (None: the collection writes its values); the v0.10 stack's
 # model server ("modelserver") is no chart: its objects are checked under that key, from its folder
-CHART_FILES = {"gaie": "gaie", "modelservice": "ms", "infra": None, "router": "router", "modelserver": "modelserver"}
+CHART_FILES = {"gaie": "gaie", "modelservice": "ms", "infra": None, "router": "router", "router_gateway": "router",
+               "modelserver": "modelserver"}
 # pod spec of each workload kind, as a path of keys from the object
 POD_PATHS = {
     "Pod": (("spec",),),
@@ -65,6 +71,22 @@ MONITOR_CRDS = {
     ("monitoring.coreos.com", "PodMonitor"): "podmonitors.monitoring.coreos.com",
     ("monitoring.coreos.com", "ServiceMonitor"): "servicemonitors.monitoring.coreos.com",
 }
+# the inference APIs the charts render: (group, kind) -> CRD name; and where a site gets each CRD
+STACK_CRDS = {
+    ("inference.networking.k8s.io", "InferencePool"): "inferencepools.inference.networking.k8s.io",
+    ("llm-d.ai", "InferenceObjective"): "inferenceobjectives.llm-d.ai",
+    ("llm-d.ai", "InferenceModelRewrite"): "inferencemodelrewrites.llm-d.ai",
+}
+CRD_SOURCES = {
+    "inferencepools.inference.networking.k8s.io": "the InferencePool CRD of GAIE v1.5.0 (config/crd/bases of "
+                                                  "sigs.k8s.io/gateway-api-inference-extension v1.5.0, its "
+                                                  "v1-manifests.yaml)",
+    "inferenceobjectives.llm-d.ai": "the llm-d.ai CRDs of llm-d-router v0.10.0 (its config/crd)",
+    "inferencemodelrewrites.llm-d.ai": "the llm-d.ai CRDs of llm-d-router v0.10.0 (its config/crd)",
+}
+# the router charts' EPP watches these whatever its release renders
+ROUTER_CHARTS = ("router", "router_gateway")
+ROUTER_WATCHED = ("inferenceobjectives.llm-d.ai", "inferencemodelrewrites.llm-d.ai")
 # the values that turn every monitor of a chart off (llm-d-modelservice v0.4.12, inferencepool v1.2.0)
 MONITORS_OFF = {
     "modelservice": {"decode": {"monitoring": {"podmonitor": {"enabled": False}}},
@@ -237,6 +259,35 @@ def monitor_problems(record, rendered, served_crds):
                 "fail on it mid-deploy. Fix: install the Prometheus Operator's CRDs, or set %s: false (the charts' "
                 "monitors off), or turn it off in %s." % (
                     record.get("name"), chart, kind, name, crd, MONITORS_VARIABLE, _source(record, chart)))
+    return problems
+
+
+def stack_crds(chart, docs):
+    """``[(what, crd)]``: the inference CRDs one chart's manifests need (``what`` says why)."""
+    found = []
+    for doc in docs or []:
+        if not isinstance(doc, dict):
+            continue
+        group = str(doc.get("apiVersion") or "").split("/", maxsplit=1)[0]
+        crd = STACK_CRDS.get((group, doc.get("kind")))
+        if crd and crd not in [c for _w, c in found]:
+            found.append(("renders %s %s" % (doc["kind"], (doc.get("metadata") or {}).get("name")), crd))
+    if chart in ROUTER_CHARTS:
+        found.extend(("runs llm-d-router's EPP, which watches %s" % crd.split(".", 1)[0], crd)
+                     for crd in ROUTER_WATCHED if crd not in [c for _w, c in found])
+    return found
+
+
+def crd_problems(record, rendered, served_crds):
+    """The inference CRDs ``record``'s releases need (:func:`stack_crds`) that are not in ``served_crds``."""
+    problems = []
+    for chart in _charts(rendered):
+        for what, crd in stack_crds(chart, (rendered or {}).get(chart)):
+            if crd in served_crds:
+                continue
+            problems.append("%s: %s release %s, but the cluster has no CRD %s: Helm would fail on it mid-deploy (or "
+                            "the EPP would not start). Fix: install %s on the cluster (once: it is cluster-wide), "
+                            "then run again." % (record.get("name"), chart, what, crd, CRD_SOURCES[crd]))
     return problems
 
 

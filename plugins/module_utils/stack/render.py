@@ -203,6 +203,7 @@ def checks(records, rendered, values, levels, allow=None, crds=None, allocatable
             warnings += admission.monitor_warnings(record, model)
         else:
             problems += admission.monitor_problems(record, model, crds)
+            problems += admission.crd_problems(record, model, crds)
         warnings += admission.gpu_warnings(record, model, allocatable)
     return problems, warnings
 
@@ -224,6 +225,8 @@ def node_gpus(nodes):
 
 
 def monitor_crds(rendered):
-    """The CRD names the rendered monitors need."""
-    return sorted(set(crd for model in (rendered or {}).values() for docs in model.values()
-                      for _kind, _name, crd in admission.monitor_objects(docs)))
+    """The CRD names the rendered releases need: their monitors' and the inference APIs' (admission.stack_crds)."""
+    return sorted(set([crd for model in (rendered or {}).values() for docs in model.values()
+                       for _kind, _name, crd in admission.monitor_objects(docs)]
+                      + [crd for model in (rendered or {}).values() for chart, docs in model.items()
+                         for _what, crd in admission.stack_crds(chart, docs)]))

@@ -217,3 +217,35 @@ def test_records_are_not_changed():
     record = copy.deepcopy(RECORD)
     admission.admission_problems(record, decode_with({"privileged": True}), DEFAULT_LEVELS, {}, [])
     assert record == RECORD
+
+
+POOL = {"apiVersion": "inference.networking.k8s.io/v1", "kind": "InferencePool", "metadata": {"name": "router-q"}}
+OBJECTIVE = {"apiVersion": "llm-d.ai/v1alpha2", "kind": "InferenceObjective", "metadata": {"name": "chat"}}
+ALL_CRDS = {"inferencepools.inference.networking.k8s.io", "inferenceobjectives.llm-d.ai",
+            "inferencemodelrewrites.llm-d.ai"}
+
+
+@pytest.mark.parametrize("chart", ["router", "router_gateway"])
+def test_a_router_release_needs_the_pool_crd_and_the_llm_d_crds_its_epp_watches(chart):
+    rendered = {chart: [POOL, OBJECTIVE]}
+    assert [crd for _what, crd in admission.stack_crds(chart, rendered[chart])] == [
+        "inferencepools.inference.networking.k8s.io", "inferenceobjectives.llm-d.ai",
+        "inferencemodelrewrites.llm-d.ai"]
+    assert admission.crd_problems(RECORD, rendered, ALL_CRDS) == []
+    problems = admission.crd_problems(RECORD, rendered, {"inferencepools.inference.networking.k8s.io"})
+    assert len(problems) == 2
+    assert "renders InferenceObjective chat, but the cluster has no CRD inferenceobjectives.llm-d.ai" in problems[0]
+    assert "watches inferencemodelrewrites" in problems[1] and "llm-d-router v0.10.0" in problems[1]
+    problems = admission.crd_problems(RECORD, {chart: [POOL]}, set(ALL_CRDS) - {POOL_CRD})
+    assert len(problems) == 1 and "InferencePool router-q" in problems[0] and "GAIE v1.5.0" in problems[0]
+    assert problems[0].startswith(RECORD["name"] + ": %s release renders" % chart)
+
+
+POOL_CRD = "inferencepools.inference.networking.k8s.io"
+
+
+def test_the_seeds_pool_chart_needs_the_pool_crd_only():
+    rendered = {"gaie": [dict(POOL, metadata={"name": "gaie-q"})], "modelservice": []}
+    assert admission.crd_problems(RECORD, rendered, {POOL_CRD}) == []
+    assert [crd for _w, crd in admission.stack_crds("gaie", rendered["gaie"])] == [POOL_CRD]
+    assert "gaie release renders InferencePool gaie-q" in admission.crd_problems(RECORD, rendered, set())[0]

@@ -106,3 +106,13 @@ def test_checks_collect_admission_and_monitor_problems():
     problems, warnings = render.checks([RECORD], _rendered(monitors=True), {}, levels)
     assert problems == [] and len(warnings) == 1 and "could not check" in warnings[0]
     assert render.monitor_crds(_rendered(monitors=True)) == ["podmonitors.monitoring.coreos.com"]
+
+
+def test_the_crds_read_are_the_monitors_and_the_inference_apis():
+    rendered = {"q": {"router": [{"apiVersion": "inference.networking.k8s.io/v1", "kind": "InferencePool",
+                                  "metadata": {"name": "router-q"}}]}}
+    assert render.monitor_crds(rendered) == ["inferencemodelrewrites.llm-d.ai", "inferenceobjectives.llm-d.ai",
+                                             "inferencepools.inference.networking.k8s.io"]
+    problems, _warnings = render.checks([dict(RECORD, slug="q")], rendered, {}, {"enforce": "privileged"},
+                                        crds={"inferencepools.inference.networking.k8s.io"}, allocatable={})
+    assert len(problems) == 2 and all("llm-d.ai" in p for p in problems), problems
