@@ -19,6 +19,7 @@ import json
 import os
 import subprocess
 
+import pytest
 import yaml
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan.images import chart_lock, image_lock
@@ -97,26 +98,32 @@ def test_a_lock_file_pins_every_rendered_image(tmp_path):
     assert len(found) >= 4, found
 
 
-def test_a_lock_file_pins_every_image_of_the_v010_stack(tmp_path):
-    """The llm-d v0.10 stack (aips_serving_stack): the router chart installs by the lock's digest, and every image of
-    the rendered router (EPP, Envoy sidecar) and of the model server objects is Harbor's, by the lock's digest."""
+@pytest.mark.parametrize("mode", ["standalone", "gateway"])
+def test_a_lock_file_pins_every_image_of_the_v010_stack(tmp_path, mode):
+    """The llm-d v0.10 stack (aips_serving_stack), in both router modes: the router chart (standalone or gateway)
+    installs by the lock's digest, and every image of the rendered router (EPP, and standalone's Envoy sidecar) and
+    of the model server objects is Harbor's, by the lock's digest."""
     lock, items = carried_lock(tmp_path)
-    proc, out = render(tmp_path, aips_lock_file=str(lock), aips_serving_stack="llm-d-v0.10")
+    extra = {"aips_router_mode": "gateway", "aips_router_gateway": {"name": "gw", "namespace": "gateway-system"}} \
+        if mode == "gateway" else {}
+    proc, out = render(tmp_path, aips_lock_file=str(lock), aips_serving_stack="llm-d-v0.10", **extra)
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
     wanted = set(item["digest"] for item in items if item["kind"] == "image")
     with open(os.path.join(out, "plan.json")) as handle:
         plan = json.load(handle)
-    router_chart = [chart for chart in CHART_MIRRORS if chart.get("key") == "router"][0]
-    assert plan["charts"]["router"]["pinned_ref"] == "oci://%s/charts/%s@%s" % (
-        HARBOR, router_chart["name"], digest(router_chart["name"])), plan["charts"]["router"]
+    key = "router_gateway" if mode == "gateway" else "router"
+    router_chart = [chart for chart in CHART_MIRRORS if chart.get("key") == key][0]
+    assert plan["charts"][key]["pinned_ref"] == "oci://%s/charts/%s@%s" % (
+        HARBOR, router_chart["name"], digest(router_chart["name"])), plan["charts"][key]
     for record in plan["records"]:
-        assert record["stack"] == "llm-d-v0.10", record["slug"]
+        assert record["stack"] == "llm-d-v0.10" and record["router_mode"] == mode, record["slug"]
         found = []
-        for chart in ("router", "modelserver"):
+        for chart in (key, "modelserver"):
             for image in images(manifests(out, record["slug"], chart)):
                 found.append(image)
                 assert image.startswith(HARBOR + "/"), (record["slug"], chart, image)
                 assert "@sha256:" in image and image.rsplit("@", 1)[1] in wanted, (record["slug"], chart, image)
-        # the EPP, the Envoy sidecar and at least one model server container
-        assert len(found) >= 3 and any("llm-d-router-endpoint-picker" in image for image in found), found
-        assert any("envoy" in image for image in found), found
+        # the EPP (and standalone's Envoy sidecar) and at least one model server container
+        assert len(found) >= (3 if mode == "standalone" else 2), found
+        assert any("llm-d-router-endpoint-picker" in image for image in found), found
+        assert any("envoy" in image for image in found) == (mode == "standalone"), found
