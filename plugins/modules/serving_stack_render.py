@@ -194,7 +194,9 @@ failures:
   type: list
   elements: str
 problems:
-  description: Pods the enforced Pod Security level refuses, monitors and inference APIs (InferencePool, the llm-d.ai CRDs the router EPP watches) whose CRD is missing; each with its fix.
+  description:
+    - Pods the enforced Pod Security level refuses, monitors and inference APIs (InferencePool, the llm-d.ai CRDs the
+      router EPP watches) whose CRD is missing; each with its fix.
   returned: always
   type: list
   elements: str

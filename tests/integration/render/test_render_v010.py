@@ -44,8 +44,8 @@ def rendered(request, tmp_path_factory):
         ["ansible-playbook", "-i", os.path.join(ROOT, "inventory", inventory),
          os.path.join(ROOT, "playbooks", "render.yml"), "-e",
          json.dumps(dict({"aips_render_dir": out, "aips_render_chart_dir": charts_dir(),
-                     "aips_render_kube_version": KUBE_VERSION, "serving_stack_helm_binary": helm_binary(),
-                     "aips_serving_stack": "llm-d-v0.10", "aips_allow_unpinned": True}, **extra))],
+                          "aips_render_kube_version": KUBE_VERSION, "serving_stack_helm_binary": helm_binary(),
+                          "aips_serving_stack": "llm-d-v0.10", "aips_allow_unpinned": True}, **extra))],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False)
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-3000:]
     with open(os.path.join(out, "plan.json")) as handle:

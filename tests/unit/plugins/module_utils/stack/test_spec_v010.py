@@ -338,7 +338,7 @@ def test_gateway_mode_embedder_has_its_service_and_no_gateway_externalname():
 
 
 def test_gateway_namespace_of_the_model_is_not_named_in_the_parent_ref():
-    rec = dict(record(), router_mode="gateway", router_gateway={"name": "gw", "namespace": "llm-d-q",
-                                                                  "service": "gw-istio"})
+    gateway = {"name": "gw", "namespace": "llm-d-q", "service": "gw-istio"}
+    rec = dict(record(), router_mode="gateway", router_gateway=gateway)
     route = spec_v010.stack_spec(rec, router_file(), [deployment()])["routing"]
     assert route["spec"]["parentRefs"] == [{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "gw"}]
