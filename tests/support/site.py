@@ -44,13 +44,18 @@ BUSYBOX = "%s/images-infra/library/busybox:1.35.0" % HARBOR
 # The request loop's script (sh -c SCRIPT request-loop URL COUNT INTERVAL TIMEOUT): at most COUNT GETs of URL, one
 # every INTERVAL s, each given TIMEOUT s; one line per request, `<epoch seconds when it started> ok|fail`, then
 # `end <n>`. It stops by itself after COUNT requests, or at its next request once /tmp/stop exists (RequestLoop.stop).
-# The times in nanoseconds when this busybox's date has %N, in whole seconds otherwise.
+# busybox 1.35's date has no %N: a time is the first epoch second after the script started (it waits for it) plus
+# /proc/uptime's hundredths since then. `timeout`, not wget -T: busybox 1.35's wget -T crashes (SIGSEGV).
 LOOP_SCRIPT = r"""
-url=$1 count=$2 interval=$3 timeout=$4 i=0 fmt=+%s.%N
-case "$(date $fmt)" in *N) fmt=+%s ;; esac
+url=$1 count=$2 interval=$3 timeout=$4 i=0
+hundredths() { read -r up _ < /proc/uptime; echo $((${up%.*} * 100 + 1${up#*.} - 100)); }
+second=$(date +%s)
+while [ "$(date +%s)" = "$second" ]; do :; done
+base=$(((second + 1) * 100 - $(hundredths)))
 while [ "$i" -lt "$count" ] && [ ! -e /tmp/stop ]; do
-  t=$(date $fmt)
-  if wget -q -T "$timeout" -O /dev/null "$url"; then echo "$t ok"; else echo "$t fail"; fi
+  now=$((base + $(hundredths)))
+  t=$((now / 100)).$(printf %02d $((now % 100)))
+  if timeout "$timeout" wget -q -O /dev/null "$url"; then echo "$t ok"; else echo "$t fail"; fi
   i=$((i + 1))
   sleep "$interval"
 done

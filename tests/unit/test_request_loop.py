@@ -11,6 +11,7 @@ __metaclass__ = type
 
 import os
 import subprocess
+import time
 
 import pytest
 
@@ -107,6 +108,10 @@ def test_the_script_stops_by_itself_after_its_count(tmp_path):
     out = subprocess.run(["sh", "-c", LOOP_SCRIPT, "request-loop", "http://x.example/v1/models", "3", "0.01", "5"],
                          capture_output=True, text=True, timeout=60, check=False,
                          env=dict(os.environ, PATH="%s:%s" % (tmp_path, os.environ["PATH"])))
-    assert [ok for _when, ok in loop_requests(out.stdout)] == [True, False, True], out
+    requests = loop_requests(out.stdout)
+    assert [ok for _when, ok in requests] == [True, False, True], out
+    # epoch seconds with hundredths, in order, now
+    assert requests == sorted(requests) and abs(requests[0][0] - time.time()) < 30, out
+    assert all(len(line.split()[0].split(".")[1]) == 2 for line in out.stdout.splitlines()[:3]), out
     assert out.stdout.splitlines()[-1] == "end 3"
-    assert calls.read_text().splitlines() == ["-q -T 5 -O /dev/null http://x.example/v1/models"] * 3
+    assert calls.read_text().splitlines() == ["-q -O /dev/null http://x.example/v1/models"] * 3
