@@ -123,6 +123,13 @@ options:
     description: C({tag reference - reference by digest}) of the carried images (the plan's C(image_pins)).
     type: dict
     default: {}
+  images:
+    description:
+      - The plan's image plan (C(aips_plan_artifacts.images)); on-prem the llm-d v0.10 router's EPP and Envoy images
+        the collection sets take their Harbor C(destination) from it (else C(<harbor>/images-shaide/<path>)).
+    type: list
+    elements: dict
+    default: []
   allow_unpinned:
     description: On-prem, allow images the lock file does not pin (a lab); otherwise each is a problem.
     type: bool

@@ -17,7 +17,8 @@ replaced) with what the collection owns:
   pod-level, so the Envoy sidecar goes with the EPP.
 - Images: ``router.epp.image`` (``registry``/``repository``/``tag``; the chart joins them) and ``router.proxy.image``
   (Envoy, a string that overrides the chart's preset) are set from the ``router_images`` setting (the upstream
-  v0.10 references; on-prem their Harbor references under ``registry_host``) unless the file sets its own; then,
+  v0.10 references; on-prem their Harbor references, where the plan's image plan, the ``images`` setting, carries
+  them, else ``<registry_host>/images-shaide/<path>``) unless the file sets its own; then,
   like every release, pinned by values.pin_values (``tag: v0.10.0@sha256:...``).
 - ``router.epp.podAnnotations``: ``ai-platform.serving/epp-pod`` (JSON) tells the post-renderer
   (roles/serving_stack/files/gateway_placement.py) what the chart has no key for: the pull secret and the
@@ -86,12 +87,21 @@ def harbor_image(source, registry_host, project=IMAGE_PROJECT):
     return image_plan.image_plan([{"source": source, "project": project}], registry_host)[0]["destination"]
 
 
+def carried_image(ref, cfg):
+    """The Harbor reference of the upstream image ``ref`` on-prem: its record's ``destination`` in the plan's image
+    plan (the ``images`` setting: the project and path the site carries it to), else the default rule."""
+    for record in cfg.get("images") or []:
+        if isinstance(record, dict) and record.get("source") == ref and record.get("destination"):
+            return record["destination"]
+    return harbor_image(ref, cfg["registry_host"])
+
+
 def router_images(cfg):
     """``{"epp": ref, "proxy": ref}``: the ``router_images`` setting over ROUTER_IMAGES; on-prem (``air_gapped``
-    with a ``registry_host``) each upstream reference becomes its Harbor reference."""
+    with a ``registry_host``) each upstream reference becomes its Harbor reference (:func:`carried_image`)."""
     images = dict(ROUTER_IMAGES, **dict((k, v) for k, v in (cfg.get("router_images") or {}).items() if v))
     if cfg.get("air_gapped") and cfg.get("registry_host"):
-        images = dict((key, harbor_image(ref, cfg["registry_host"]) if ref == ROUTER_IMAGES.get(key) else ref)
+        images = dict((key, carried_image(ref, cfg) if ref == ROUTER_IMAGES.get(key) else ref)
                       for key, ref in images.items())
     return images
 

@@ -44,6 +44,7 @@ SETTINGS = (
     ("embeddings_port", dict(type="int")),
     ("mirrored_registries", dict(type="list", elements="str")),
     ("image_pins", dict(type="dict")),
+    ("images", dict(type="list", elements="dict")),
     ("allow_unpinned", dict(type="bool")),
     ("lock_file", dict(type="str")),
     ("chart_dir", dict(type="str")),

@@ -337,6 +337,8 @@ DEFAULT_SETTINGS = {
     "mirrored_registries": [],
     # pinned deploys (image_plan.image_pins of the lock file): on-prem every image by digest unless allowed
     "image_pins": {},
+    # the plan's image plan (plan/images.py:image_plan): the Harbor references of the images the collection sets
+    "images": [],
     "allow_unpinned": False,
     "lock_file": "",
     # the carried chart archives (chart_facts): the charts' defaults; empty: the known facts

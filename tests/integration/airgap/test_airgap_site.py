@@ -32,7 +32,6 @@ import time
 
 import yaml
 
-from ansible_collections.ai_platform.serving.plugins.module_utils.plan.images import image_plan
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry.reference import parse_oci_reference
 from ansible_collections.ai_platform.serving.plugins.module_utils.stack import router, stacks
 from ansible_collections.ai_platform.serving.tests.support import HARBOR, hub
@@ -114,12 +113,6 @@ def test_bundle_carry_load_and_site_deploy_everything_by_digest(stack, lab, kube
     charts = [dict(chart, project=project) for chart in CHART_MIRRORS]
     for category in ("embedder", "generative"):
         own_project(stack.models_dir, category, stack.names[category], project)
-    # The Envoy sidecar's image, which router.py derives with the images-shaide project whatever aips_images says
-    # (router.py harbor_image/IMAGE_PROJECT: the reference would be one the lock does not pin), is written here
-    # from the image plan of the test's images, as a site with its own project has to until router.py reads it.
-    envoy = image_plan([image for image in images if image["source"] == ENVOY], HARBOR)[0]["destination"]
-    stack.edit_values("generative", "router",
-                      lambda values: values["router"].setdefault("proxy", {}).update(image=envoy))
     model = dict(repo_id=hub.MINILM_REPO, revision="main", tag="v1", source="local_cache", local_path=minilm_hub,
                  artifact=stack.repository)
 

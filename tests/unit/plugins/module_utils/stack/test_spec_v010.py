@@ -342,3 +342,15 @@ def test_gateway_namespace_of_the_model_is_not_named_in_the_parent_ref():
     rec = dict(record(), router_mode="gateway", router_gateway=gateway)
     route = spec_v010.stack_spec(rec, router_file(), [deployment()])["routing"]
     assert route["spec"]["parentRefs"] == [{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "gw"}]
+
+
+def test_on_prem_the_router_images_are_where_the_site_carries_them():
+    from ansible_collections.ai_platform.serving.plugins.module_utils.plan import images as image_plan
+    carried = image_plan.image_plan([{"source": "docker.io/envoyproxy/envoy:distroless-v1.33.2", "project": "edge",
+                                      "path": "mirror/envoy"}], HARBOR)
+    cfg = {"air_gapped": True, "registry_host": HARBOR, "allow_unpinned": True, "images": carried}
+    values = spec_v010.stack_spec(record(), router_file(), [deployment(image=HARBOR + "/x/vllm:v1")], cfg)["values"]
+    assert values["router"]["router"]["proxy"]["image"] == HARBOR + "/edge/mirror/envoy:distroless-v1.33.2"
+    # an image the plan does not list keeps the default project
+    assert values["router"]["router"]["epp"]["image"] == {
+        "registry": HARBOR + "/images-shaide/llm-d", "repository": "llm-d-router-endpoint-picker", "tag": "v0.10.0"}
