@@ -207,3 +207,23 @@ def test_a_record_names_its_stack_and_defaults_to_the_seed():
 def test_the_owned_labels_name_the_stack_and_the_model():
     assert stacks.owned_labels("q") == {"ai-platform.serving/stack": "llm-d-v0.10", "ai-platform.serving/model": "q"}
     assert stacks.STACK_LABEL.startswith(naming.ANNOTATION_PREFIX) and stacks.MODEL_LABEL != naming.LABEL_SLUG
+
+
+def test_the_chart_mirror_keys_harbor_upload_accepts_are_every_stacks():
+    # harbor_upload's argument spec checks aips_chart_mirrors' key against a choices list: it must take every chart
+    # key of every stack variant, or site.yml fails at its argument check once images.yml carries that chart
+    with open(os.path.join(ROOT, "roles", "harbor_upload", "meta", "argument_specs.yml")) as handle:
+        spec = yaml.safe_load(handle)
+    found = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if isinstance(node.get("key"), dict) and "choices" in node["key"]:
+                found.append(node["key"]["choices"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+    walk(spec)
+    assert found and all(sorted(choices) == sorted(stacks.all_chart_keys()) for choices in found), found
