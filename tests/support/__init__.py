@@ -16,9 +16,11 @@
 - ``lab``: the lab (its environment from lab/labkit, kubectl, waits, manifests, shared fixtures), the
   MiniLM artifact published with model_sync, the real charts.
 - ``site``: the lab site builder: models under fresh slugs, their inventory, the site variables, and the
-  cleanup of their namespaces, PVs and hostPath directories.
+  cleanup of their namespaces, PVs and hostPath directories; and the request loop a lab test runs through a move
+  (its busybox script, the parser of its log).
 
-Only ``plan_cases``, ``storage_records`` and ``hub`` serve unit tests; the others need tools or the lab.
+``plan_cases``, ``storage_records`` and ``hub`` serve unit tests, and of ``site`` the request loop's script and
+parser (tests/unit/test_request_loop.py; importing it needs no lab); the others need tools or the lab.
 """
 
 from __future__ import absolute_import, division, print_function
