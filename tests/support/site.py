@@ -426,7 +426,9 @@ class RequestLoop(object):
     pod stops by itself), each given ``timeout`` s. ``start`` waits for its first request; ``stop`` ends the loop,
     reads the pod's log and deletes the pod: ``loop_summary`` of the log, ``switch`` given, and the log itself."""
 
-    def __init__(self, kube, url, count=2400, interval=0.25, timeout=5, pull_secret="sst-pull"):
+    # timeout 20 s: a routing failure (no endpoint, refused, reset) fails at once; on the loaded 2-core lab a served
+    # request took over 5 s while a second stack's pods started beside the first (seen: 2 of 167 at 5 s)
+    def __init__(self, kube, url, count=2400, interval=0.25, timeout=20, pull_secret="sst-pull"):
         self.kube, self.url = kube, url
         self.count, self.interval, self.timeout, self.pull_secret = count, interval, timeout, pull_secret
         self.name = "sst-loop-%s" % uuid.uuid4().hex[:6]

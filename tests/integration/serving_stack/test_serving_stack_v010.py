@@ -11,8 +11,16 @@ names stay, a chat request to `llmd-gateway-<slug>` crosses the router's Envoy a
 answered, the embedder answers from the claim, the seed's releases are gone, a second run changes nothing, and the
 way back removes the router release and the v0.10 objects.
 
+Then gateway mode (`aips_router_mode: gateway`): the same models move from the seed's stack to llm-d v0.10 behind a
+site Gateway (`aips_router_gateway`): router-<slug> on the real llm-d-router-gateway v0.10.0 chart (no proxy in the EPP
+pod), the collection's HTTPRoute llm-d-<slug> from that Gateway to the InferencePool router-<slug>, llmd-gateway-<slug>
+to the Gateway's Service. The lab has no Gateway API implementation to program the route, so the Gateway's data
+plane is the lab's own Envoy 1.40.0 on the host (lab/labkit/envoy.py, real Envoy, a STAND-IN for the site Gateway's
+proxy): ext_proc to the router's EPP Service, then to the pod the EPP picks, as a Gateway implementation does for an
+HTTPRoute whose backend is an InferencePool. A chat request through it is answered by a v0.10 model pod.
+
 Requests during the move and the way back: a loop of GETs from a pod in `default` (tests/support/site.py RequestLoop,
-one every 0.25 s, each given 5 s) on the embedder's Service `ms-<slug>-embeddings:8200/v1/models`, whose name both
+one every 0.25 s, each given 20 s) on the embedder's Service `ms-<slug>-embeddings:8200/v1/models`, whose name both
 stacks keep and whose selector the move switches only once the new pods are Ready (the old releases go after): it
 runs from before the move until after it, spans the switch, and no request of it fails. The figures are printed
 ("move to llm-d-v0.10: F of N requests failed, longest outage S s") and in the assertion messages. A second loop on
@@ -224,3 +232,88 @@ def test_the_way_back_is_the_same_change(moved, kube):
                          % (stack.slug("embedder"), stack.namespace("embedder")))
     assert answer.returncode == 0, answer.stderr
     assert_no_request_failed(figures, line)
+
+
+# gateway mode: the site Gateway the lab does not run (its route is applied, not programmed into a proxy)
+GATEWAY = {"name": "lab-gateway", "namespace": "default", "service": "lab-gateway-istio"}
+
+
+def helm_charts(kube, namespace):
+    """``{release: chart}`` of ``helm list`` in ``namespace``."""
+    import subprocess  # pylint: disable=import-outside-toplevel
+    proc = subprocess.run(["helm", "list", "-n", namespace, "-o", "json"], env=kube.env, capture_output=True,
+                          text=True, check=True)
+    return dict((item["name"], item["chart"]) for item in json.loads(proc.stdout))
+
+
+def envoy_chat(epp_address, timeout=90):
+    """Real Envoy on the host in front of the EPP at ``epp_address``: the first 200 of a chat request, polled (the
+    EPP's view of the pods may lag the API's); (status, headers, body)."""
+    import socket  # pylint: disable=import-outside-toplevel
+    import uuid  # pylint: disable=import-outside-toplevel
+    from labkit import config, envoy  # pylint: disable=import-outside-toplevel,import-error
+    ports = []
+    for _ in range(2):
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        ports.append(sock)
+    listen, admin = [sock.getsockname()[1] for sock in ports]
+    for sock in ports:
+        sock.close()
+    paths, name = config.lab_paths(), "envoy-gw-%s" % uuid.uuid4().hex[:6]
+    envoy.start(paths, name, envoy.bootstrap(epp_address, listen_port=listen, admin_port=admin, timeout_s=30))
+    answers = []
+    try:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                answer = envoy.chat("http://127.0.0.1:%d" % listen, "Qwen/Qwen3-0.6B", "Hello, gateway mode!",
+                                    timeout=15)
+            except OSError as exc:
+                answer = (None, {}, repr(exc))
+            answers.append(answer)
+            if answer[0] == 200:
+                return answer
+            time.sleep(2)
+        raise AssertionError("no 200 through Envoy in %ss: %s\n%s" % (timeout, answers[-3:],
+                                                                         envoy.log_tail(paths, name, 20)))
+    finally:
+        envoy.stop(paths, name)
+
+
+def test_gateway_mode_behind_the_sites_gateway_routes_by_the_pool(moved, kube):
+    stack = moved[0]
+    run = stack.site(aips_router_mode="gateway", aips_router_gateway=GATEWAY, **V010)
+    assert run.rc == 0, run
+    assert "moved to llm-d-v0.10" in run.output
+    slug, namespace = stack.slug("generative"), stack.namespace("generative")
+    for category in ("generative", "embedder"):
+        charts = helm_charts(kube, stack.namespace(category))
+        assert charts == {"router-%s" % stack.slug(category): "llm-d-router-gateway-v0.10.0"}, (category, charts)
+    epp = kube.get("deployment", "router-%s-epp" % slug, namespace)
+    assert [c["name"] for c in epp["spec"]["template"]["spec"]["containers"]] == ["epp"], "no proxy in gateway mode"
+    route = kube.get("httproute", "llm-d-%s" % slug, namespace)
+    assert route["spec"]["parentRefs"] == [dict(GATEWAY_REF, name=GATEWAY["name"], namespace=GATEWAY["namespace"])]
+    assert route["spec"]["rules"][0]["backendRefs"] == [
+        {"group": "inference.networking.k8s.io", "kind": "InferencePool", "name": "router-%s" % slug, "weight": 1}]
+    pool = kube.get("inferencepools.inference.networking.k8s.io", "router-%s" % slug, namespace)
+    gateway = kube.get("service", "llmd-gateway-%s" % slug, namespace)
+    assert gateway["spec"]["externalName"] == "%s.%s.svc.cluster.local" % (GATEWAY["service"], GATEWAY["namespace"])
+    # the Gateway's data plane (the lab's Envoy): ext_proc to the EPP the pool names, then the pod it picks
+    service = kube.get("service", pool["spec"]["endpointPickerRef"]["name"], namespace)
+    status, headers, body = envoy_chat("%s:%s" % (service["spec"]["clusterIP"],
+                                                  pool["spec"]["endpointPickerRef"]["port"]["number"]))
+    assert json.loads(body)["choices"][0]["message"]["content"], body
+    pods = json.loads(kube.run("get", "pods", "-n", namespace, "-l", "ai-platform.serving/model=%s" % slug,
+                               "-o", "json").stdout)["items"]
+    served = headers.get("x-aips-served-by", "")
+    assert served.split(":")[0] in [pod["status"].get("podIP") for pod in pods], (served, status)
+    # the embedder keeps its Service, and gets no ExternalName behind a Gateway with no route to it
+    answer = stack.query(embeddings_url(stack))
+    assert answer.returncode == 0, answer.stderr
+    assert kube.get("service", "llmd-gateway-%s" % stack.slug("embedder"), stack.namespace("embedder")) is None
+    again = stack.site(aips_router_mode="gateway", aips_router_gateway=GATEWAY, **V010)
+    assert again.rc == 0 and again.changed == 0, again
+
+
+GATEWAY_REF = {"group": "gateway.networking.k8s.io", "kind": "Gateway"}
