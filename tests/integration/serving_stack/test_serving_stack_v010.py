@@ -252,11 +252,9 @@ def envoy_chat(epp_address, timeout=90):
     import socket  # pylint: disable=import-outside-toplevel
     import uuid  # pylint: disable=import-outside-toplevel
     from labkit import config, envoy  # pylint: disable=import-outside-toplevel,import-error
-    ports = []
-    for _ in range(2):
-        sock = socket.socket()
+    ports = [socket.socket(), socket.socket()]  # both held while chosen, so they differ
+    for sock in ports:
         sock.bind(("127.0.0.1", 0))
-        ports.append(sock)
     listen, admin = [sock.getsockname()[1] for sock in ports]
     for sock in ports:
         sock.close()
@@ -275,8 +273,8 @@ def envoy_chat(epp_address, timeout=90):
             if answer[0] == 200:
                 return answer
             time.sleep(2)
-        raise AssertionError("no 200 through Envoy in %ss: %s\n%s" % (timeout, answers[-3:],
-                                                                         envoy.log_tail(paths, name, 20)))
+        raise AssertionError("no 200 through Envoy in %ss: %s\n%s" % (
+            timeout, answers[-3:], envoy.log_tail(paths, name, 20)))
     finally:
         envoy.stop(paths, name)
 
