@@ -21,6 +21,7 @@ import os
 import re
 import subprocess
 import tarfile
+import time
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry import tools as registry
 from ansible_collections.ai_platform.serving.plugins.module_utils.registry.reference import source_reference
@@ -303,13 +304,34 @@ def push_chart(params, check_mode, skopeo, helm_run):
         if problem:
             raise registry.RegistryError("chart archive %s is not a Helm chart package (%s): remove it and run the "
                                          "download step (charts_download) again" % (archive, problem))
-        helm_run(helm_push_argv(params["helm_path"], archive, "oci://" + base, helm_run.auth.config,
-                                params["ca_file"], params["plain_http"], params.get("validate_certs", True)), host)
+        try:
+            helm_run(helm_push_argv(params["helm_path"], archive, "oci://" + base, helm_run.auth.config,
+                                    params["ca_file"], params["plain_http"], params.get("validate_certs", True)), host)
+        except registry.RegistryError:
+            # another run pushing the same chart at the same moment: the registry may fail this push's own
+            # read-back (docker-registry 2.8 answered 500 to a GET of the manifest while the other run PUT the same
+            # tag); the push counts when the tag now holds this very tarball, else the error stands
+            if not _holds(skopeo, target, local):
+                raise
         try:
             result["manifest_digest"] = manifest_digest(skopeo.raw_manifest("docker://" + target))
         except registry.RegistryError as exc:
             raise _fail("skopeo", host, params, exc)
     return result
+
+
+def _holds(skopeo, target, digest, tries=3, pause=1.0):
+    """Whether the chart tag ``target`` holds the tarball ``digest`` (read up to ``tries`` times, ``pause`` s
+    apart: a registry in the middle of another writer's push may fail a read)."""
+    for attempt in range(tries):
+        try:
+            if chart_layer_digest(skopeo.raw_manifest("docker://" + target)) == digest:
+                return True
+        except registry.RegistryError:
+            pass
+        if attempt + 1 < tries:
+            time.sleep(pause)
+    return False
 
 
 class HelmRunner:

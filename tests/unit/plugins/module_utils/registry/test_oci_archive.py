@@ -391,3 +391,33 @@ def test_tools_run_with_go_kept_on_http1(monkeypatch):
     monkeypatch.setenv("GODEBUG", "madvdontneed=1")
     rc, out, err = oa.run(["sh", "-c", 'echo "$GODEBUG"'])
     assert (rc, out, err) == (0, b"madvdontneed=1,http2client=0\n", "")
+
+
+class RacedRegistry(FakeRegistry):
+    """A registry where another run pushes the same chart at the same moment: this push's helm fails on its
+    read-back (the registry's 500), with the other run's manifest, the same tarball or not, in place."""
+
+    def __init__(self, same=True):
+        super(RacedRegistry, self).__init__()
+        self.same = same
+
+    def __call__(self, argv, host):
+        FakeRegistry.__call__(self, argv, host)
+        if not self.same:
+            ref = list(self.manifests)[-1]
+            self.manifests[ref] = json.dumps({"layers": [{"mediaType": oa.HELM_CHART_LAYER,
+                                                          "digest": "sha256:" + "0" * 64}]}).encode()
+        raise RegistryError("helm failed against registry %s: Error: failed to perform \"FetchReference\": "
+                            "unexpected status code 500" % host)
+
+
+def test_a_push_raced_by_another_run_of_the_same_chart_counts_when_the_tag_holds_it(chart_records, tmp_path,
+                                                                                     monkeypatch):
+    monkeypatch.setattr(oa.time, "sleep", lambda _seconds: None)
+    write_archives(tmp_path, chart_records[:1])
+    params = chart_list_params(chart_records[:1], tmp_path)
+    results, failures = oa.transfer_charts(params, push_step(RacedRegistry()))
+    assert failures == [] and results[0]["changed"] and results[0]["manifest_digest"], results
+    # another tarball under the tag: this push's error stands
+    results, failures = oa.transfer_charts(params, push_step(RacedRegistry(same=False)))
+    assert len(failures) == 1 and "unexpected status code 500" in results[0]["msg"], results
