@@ -411,8 +411,8 @@ class RacedRegistry(FakeRegistry):
                             "unexpected status code 500" % host)
 
 
-def test_a_push_raced_by_another_run_of_the_same_chart_counts_when_the_tag_holds_it(chart_records, tmp_path,
-                                                                                     monkeypatch):
+def test_a_push_raced_by_another_run_of_the_same_chart_counts_when_the_tag_holds_it(
+        chart_records, tmp_path, monkeypatch):
     monkeypatch.setattr(oa.time, "sleep", lambda _seconds: None)
     write_archives(tmp_path, chart_records[:1])
     params = chart_list_params(chart_records[:1], tmp_path)
