@@ -66,6 +66,16 @@ def lab_env_or_exit():
         raise SystemExit(str(exc))
 
 
+def lab_binary(name):
+    """A binary the lab builds (helm, kubectl, ...): on PATH (after `lab env`) or in this checkout's .lab/bin; the
+    test fails loudly, saying how to get it, when it is neither."""
+    found = shutil.which(name) or os.path.join(ROOT, ".lab", "bin", name)
+    if not os.access(found, os.X_OK):
+        pytest.fail("no %s binary: run `lab/lab up` (it builds %s) and `eval \"$(lab/lab env)\"`" % (name, name),
+                    pytrace=False)
+    return found
+
+
 def wait_for(what, probe, timeout=120, interval=0.5):
     """Poll probe() until it returns a truthy value (returned); fail naming what was awaited."""
     deadline = time.monotonic() + timeout

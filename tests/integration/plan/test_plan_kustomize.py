@@ -10,23 +10,20 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import os
-import shutil
 
 import pytest
 
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan import stack_inputs
 from ansible_collections.ai_platform.serving.plugins.module_utils.plan.build import build_plan
 from ansible_collections.ai_platform.serving.tests.support import ROOT
+from ansible_collections.ai_platform.serving.tests.support.lab import lab_binary
 from ansible_collections.ai_platform.serving.tests.support.plan_cases import BASE_SETTINGS
 
 OVERLAY = os.path.join(ROOT, "models", "generative", "Qwen3-0.6B", "modelserver-qwen3-0-6b")
 
 
 def kubectl():
-    found = shutil.which("kubectl") or os.path.join(ROOT, ".lab", "bin", "kubectl")
-    if not os.access(found, os.X_OK):
-        pytest.fail("no kubectl: run `lab/lab up` (it builds kubectl) and `eval \"$(lab/lab env)\"`", pytrace=False)
-    return found
+    return lab_binary("kubectl")
 
 
 def test_real_kubectl_renders_the_example_overlay():

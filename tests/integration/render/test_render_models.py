@@ -16,14 +16,13 @@ __metaclass__ = type
 
 import json
 import os
-import shutil
 import subprocess
 
 import pytest
 import yaml
 
 from ansible_collections.ai_platform.serving.tests.support import ROOT
-from ansible_collections.ai_platform.serving.tests.support.lab import CHART_FILES, UPSTREAM_CHARTS
+from ansible_collections.ai_platform.serving.tests.support.lab import CHART_FILES, UPSTREAM_CHARTS, lab_binary
 
 INVENTORIES = ("cloud", "rke2", "lab")
 KUBE_VERSION = "1.33.13"  # lab/versions.env KUBERNETES_VERSION
@@ -31,10 +30,7 @@ ROUTING_PROXY = "routing-proxy"  # the chart's own sidecar: it takes no env from
 
 
 def helm_binary():
-    found = shutil.which("helm") or os.path.join(ROOT, ".lab", "bin", "helm")
-    if not os.access(found, os.X_OK):
-        pytest.fail("no helm binary: run `lab/lab up` (it builds helm) and `eval \"$(lab/lab env)\"`", pytrace=False)
-    return found
+    return lab_binary("helm")
 
 
 def charts_dir():
